@@ -1,0 +1,44 @@
+"""ir_rarity: rarity ("innovation") measures and pool-aware evaluation for ir_measures and PyTerrier.
+
+Importing the package registers its measures with ir_measures, so that after ``import ir_rarity``::
+
+    import ir_measures
+    ir_measures.parse_measure('P_rare(alpha=0.5)@100')
+
+works, and ``ir_measures.calc_aggregate`` / ``pt.Experiment`` compute them inside ``with pool:``.
+"""
+
+from ir_rarity.datasets import covid_round1
+from ir_rarity.errors import (
+    DuplicateDocumentError,
+    InputError,
+    NoActivePoolError,
+    ParameterError,
+    RarityError,
+)
+from ir_rarity.integrations.registration import register as _register
+from ir_rarity.io import read_trec_qrels, read_trec_run
+from ir_rarity.measures import AP_rare, P_rare, RarityMeasure, higher_is_better
+from ir_rarity.pool import Pool, active_pool
+
+__version__ = "0.1.0"
+
+_register()
+
+__all__ = [
+    "AP_rare",
+    "DuplicateDocumentError",
+    "InputError",
+    "NoActivePoolError",
+    "P_rare",
+    "ParameterError",
+    "Pool",
+    "RarityError",
+    "RarityMeasure",
+    "__version__",
+    "active_pool",
+    "covid_round1",
+    "higher_is_better",
+    "read_trec_qrels",
+    "read_trec_run",
+]

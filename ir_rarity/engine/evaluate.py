@@ -1,0 +1,202 @@
+"""From encoded rows to per-query values: relevance lookup, S_d lookup and the measure kernels.
+
+:class:`EncodedQrels` holds qrels keyed like the pool. :class:`Rows` holds the rows of the runs being evaluated
+(pool members or a newcomer), restricted to the queries of the qrels, with their labels and a way to get S_d at
+any depth. :func:`compute` turns one measure into a runs x queries matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine import kernels
+from ir_rarity.engine.ranking import encode, pair_keys
+from ir_rarity.errors import InputError, ParameterError
+
+__all__ = ["EncodedQrels", "Rows", "compute", "encode_qrels", "supported_names"]
+
+UNJUDGED = np.iinfo(np.int64).min
+"""Label given to retrieved documents absent from the qrels: below every threshold, so never relevant."""
+
+
+@dataclass(frozen=True)
+class EncodedQrels:
+    """Qrels encoded against a pool's vocabularies.
+
+    Attributes:
+        query_ids: The qrels' query ids, sorted: the queries every measure is averaged over.
+        query_codes: Code of each of those queries in the pool's query vocabulary (extended by ``query_extra``).
+        keys: Sorted (query, document) pair keys of the judged documents.
+        labels: Relevance label of each key.
+        key_query: Position in ``query_ids`` of each key's query.
+        doc_extra: Judged docnos that no pool run retrieved (their codes follow the pool's vocabulary).
+        query_extra: Qrels query ids that no pool run has.
+
+    """
+
+    query_ids: pd.Index
+    query_codes: np.ndarray
+    keys: np.ndarray
+    labels: np.ndarray
+    key_query: np.ndarray
+    doc_extra: pd.Index
+    query_extra: pd.Index
+
+    def n_relevant(self, rel: int) -> np.ndarray:
+        """:math:`N_R` per query: judged documents with label >= ``rel`` (negative labels never count)."""
+        relevant = (self.labels >= rel) & (self.labels >= 0)
+        return np.bincount(self.key_query[relevant], minlength=len(self.query_ids))
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Labels of rows with pair ``keys``; :data:`UNJUDGED` where the pair is not judged."""
+        pos = np.searchsorted(self.keys, keys)
+        pos = np.minimum(pos, max(len(self.keys) - 1, 0))
+        found = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), dtype=bool)
+        return np.where(found, self.labels[pos] if len(self.keys) else 0, UNJUDGED)
+
+
+def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index,
+                 source: str = "qrels") -> EncodedQrels:
+    """Encode a canonical qrels frame (``query_id, doc_id, relevance``) against a pool's vocabularies.
+
+    Raises:
+        InputError: the qrels judge the same document twice for a query (trec_eval refuses such qrels too).
+
+    """
+    if len(qrels) == 0:
+        raise InputError("the qrels are empty", source)
+    query_ids = pd.Index(pd.unique(qrels["query_id"].to_numpy())).sort_values()
+    query_codes, qextra = encode(query_ids, [query_vocab])
+    qcodes, _ = encode(qrels["query_id"].to_numpy(), [query_vocab, qextra])
+    dcodes, dextra = encode(qrels["doc_id"].to_numpy(), [doc_vocab])
+    keys = pair_keys(qcodes, dcodes)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if len(dup):
+        row = qrels.iloc[order[dup[0] + 1]]
+        raise InputError(f"query {row['query_id']!r} judges document {row['doc_id']!r} twice "
+                         "(trec_eval rejects duplicate qrels too)", source)
+    position = np.zeros(int(query_codes.max()) + 1, dtype=np.int64)
+    position[query_codes] = np.arange(len(query_codes))
+    return EncodedQrels(
+        query_ids=query_ids,
+        query_codes=query_codes,
+        keys=keys,
+        labels=qrels["relevance"].to_numpy(np.int64)[order],
+        key_query=position[keys >> 32],
+        doc_extra=dextra,
+        query_extra=qextra,
+    )
+
+
+@dataclass
+class Rows:
+    """Rows of the evaluated runs within the qrels' queries, sorted by (run, query, rank).
+
+    Attributes:
+        run: Index of the evaluated run (0 .. n_runs-1) of each row.
+        query: Position of each row's query in ``qrels.query_ids``.
+        rank: 0-based rank of each row in its ranking (trec_eval order, computed over the whole ranking).
+        key: (query, document) pair key in the pool's codes.
+        label: Relevance label of each row (:data:`UNJUDGED` if not judged).
+        present: ``present[r, q]`` is True when run r retrieved anything for query q.
+        n_runs: Number of evaluated runs.
+        qrels: The encoded qrels.
+        counts_at: Returns ``(S_d per row, S)`` for a depth (None: each run's full length).
+
+    """
+
+    run: np.ndarray
+    query: np.ndarray
+    rank: np.ndarray
+    key: np.ndarray
+    label: np.ndarray
+    present: np.ndarray
+    n_runs: int
+    qrels: EncodedQrels
+    counts_at: Callable[[int | None], tuple[np.ndarray, float]]
+    _count_cache: dict[int | None, tuple[np.ndarray, float]] = field(default_factory=dict)
+
+    @property
+    def n_queries(self) -> int:
+        """Number of qrels queries (columns of every result matrix)."""
+        return len(self.qrels.query_ids)
+
+    def counts(self, depth: int | None) -> tuple[np.ndarray, float]:
+        """``(S_d per row, S)`` at ``depth``, computed once per depth."""
+        if depth not in self._count_cache:
+            self._count_cache[depth] = self.counts_at(depth)
+        return self._count_cache[depth]
+
+    def group(self) -> np.ndarray:
+        """Group number ``run * n_queries + query`` of each row."""
+        return self.run.astype(np.int64) * self.n_queries + self.query
+
+
+def _relevant(label: np.ndarray, rel: int) -> np.ndarray:
+    return (label >= rel) & (label >= 0)
+
+
+def _rarity_gain(measure, rows: Rows, keep: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """Per-row gain of P_rare / AP_rare for the rows selected by ``keep``."""
+    alpha = float(measure["alpha"])
+    depth = measure["depth"] if measure["depth"] is not None else measure["cutoff"]
+    s_d, n_systems = rows.counts(depth)
+    s_d = s_d[keep]
+    if measure["bounded"]:
+        if n_systems < 2:
+            raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
+                                 f"the pool has S = {n_systems:g}")
+        weight = (1.0 - alpha) + alpha * kernels.bounded_rarity(s_d, n_systems)
+    else:
+        weight = 1.0 + alpha * kernels.rarity(s_d, n_systems)
+    return np.where(relevant, weight, 0.0)
+
+
+def _cut(measure, rows: Rows) -> np.ndarray:
+    cutoff = measure["cutoff"]
+    return np.ones(len(rows.rank), dtype=bool) if cutoff is None else rows.rank < cutoff
+
+
+def _p_rare(measure, rows: Rows) -> np.ndarray:
+    keep = _cut(measure, rows)
+    relevant = _relevant(rows.label[keep], measure["rel"])
+    gain = _rarity_gain(measure, rows, keep, relevant)
+    n_groups = rows.n_runs * rows.n_queries
+    return kernels.rarity_precision(gain, rows.group()[keep], n_groups, measure["cutoff"])
+
+
+def _ap_rare(measure, rows: Rows) -> np.ndarray:
+    keep = _cut(measure, rows)
+    relevant = _relevant(rows.label[keep], measure["rel"])
+    gain = _rarity_gain(measure, rows, keep, relevant)
+    n_groups = rows.n_runs * rows.n_queries
+    n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
+    return kernels.rarity_average_precision(gain, relevant, rows.rank[keep], rows.group()[keep], n_groups, n_rel)
+
+
+_KERNELS: dict[str, Callable[..., np.ndarray]] = {
+    "P_rare": _p_rare,
+    "AP_rare": _ap_rare,
+}
+
+
+def supported_names() -> frozenset[str]:
+    """Names of the measures the engine computes."""
+    return frozenset(_KERNELS)
+
+
+def compute(measure, rows: Rows) -> np.ndarray:
+    """Values of ``measure`` as an ``(n_runs, n_queries)`` matrix.
+
+    Cells of queries a run did not retrieve anything for hold ``measure.DEFAULT`` (0 for P_rare and AP_rare,
+    as trec_eval and ir_measures score them).
+    """
+    measure.validate_params()
+    values = _KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
+    return np.where(rows.present, values, measure.DEFAULT)

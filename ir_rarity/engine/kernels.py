@@ -1,0 +1,97 @@
+r"""Vectorized kernels: per-row gains in, one value per (run, query) group out.
+
+Every kernel takes rows sorted by group and, within a group, by rank (trec_eval order), already cut at the
+measure's cutoff. ``group`` holds each row's group number in ``range(n_groups)``; ``rank`` the 0-based rank.
+No kernel loops over rows or groups in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "bounded_rarity",
+    "group_sum",
+    "rarity",
+    "rarity_average_precision",
+    "rarity_precision",
+    "segmented_cumsum",
+]
+
+
+def rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
+    r"""Document rarity of Türkmen, Lease & Kutlu (ECIR 2023), eq. 2: :math:`R(d) = 1 - S_d / S`."""
+    return 1.0 - s_d / n_systems
+
+
+def bounded_rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
+    r"""Rescaled rarity of the same paper, section 5.2: :math:`R'(d) = 1 - (S_d - 1)/(S - 1)`, in [0, 1].
+
+    :math:`S_d` is taken as at least 1 (a document in the evaluated ranking is retrieved by at least that
+    system), which keeps :math:`R'` in [0, 1] when ``depth`` is smaller than the cutoff.
+    """
+    return 1.0 - (np.maximum(s_d, 1.0) - 1.0) / (n_systems - 1.0)
+
+
+def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Sum of ``values`` per group (``np.bincount``), zero for empty groups."""
+    return np.bincount(group, weights=values, minlength=n_groups)[:n_groups]
+
+
+def segmented_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Running sum of ``values`` restarted at each group, added up in rank order within the group.
+
+    Uses pandas' grouped cumsum rather than one global ``np.cumsum`` minus offsets, whose rounding error grows with
+    the total and would break exact agreement with trec_eval.
+    """
+    return pd.Series(values, copy=False).groupby(group, sort=False).cumsum().to_numpy()
+
+
+def rarity_precision(gain: np.ndarray, group: np.ndarray, n_groups: int, cutoff: int) -> np.ndarray:
+    r"""Rarity-weighted precision at ``cutoff`` (eq. 1 of Türkmen et al., ECIR 2023).
+
+    .. math:: P@k_{rare} = \frac{1}{k} \sum_{i=1}^{k} g_i, \qquad
+              g_i = Rel(d_i)\,(1 + \alpha R(d_i))
+
+    Like trec_eval's P@k, the sum is divided by ``cutoff`` even when fewer documents were retrieved.
+
+    Args:
+        gain: Per-row gain :math:`g_i` (zero for non-relevant rows), rows within the cutoff only.
+        group: Group number of each row.
+        n_groups: Number of groups.
+        cutoff: The rank cutoff k.
+
+    """
+    return group_sum(gain, group, n_groups) / float(cutoff)
+
+
+def rarity_average_precision(
+    gain: np.ndarray,
+    relevant: np.ndarray,
+    rank: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    n_relevant: np.ndarray,
+) -> np.ndarray:
+    r"""Rarity-weighted average precision (eq. 3 of Türkmen et al., ECIR 2023).
+
+    .. math:: AP_{rare} = \frac{1}{N_R} \sum_{i} Rel(d_i)\, P@i_{rare}
+              = \frac{1}{N_R} \sum_{i:\,Rel(d_i)=1} \frac{1}{i} \sum_{j \le i} g_j
+
+    :math:`N_R` counts every relevant document of the query in the qrels, retrieved or not (as trec_eval's
+    ``map``); a query without relevant documents scores 0.
+
+    Args:
+        gain: Per-row gain :math:`g_j`, rows within the cutoff only.
+        relevant: Per-row relevance indicator.
+        rank: 0-based rank of each row.
+        group: Group number of each row.
+        n_groups: Number of groups.
+        n_relevant: :math:`N_R` of each group.
+
+    """
+    precision_at_i = segmented_cumsum(gain, group) / (rank + 1.0)
+    total = group_sum(np.where(relevant, precision_at_i, 0.0), group, n_groups)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)

@@ -1,0 +1,112 @@
+"""Ordering and integer encoding of runs: the first step of every evaluation.
+
+All later steps work on integer codes. Query ids and docnos are factorized once into sorted vocabularies
+(``pd.Index``), so that a document code orders like its docno string, and a (query, document) pair is the
+64-bit key ``query_code << 32 | doc_code``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "KEY_SHIFT",
+    "encode",
+    "fingerprint_rows",
+    "group_starts",
+    "pair_keys",
+    "ranks_within_groups",
+    "trec_order",
+]
+
+KEY_SHIFT = 32
+
+
+def pair_keys(query_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
+    """Combine query and document codes into one sortable int64 key per row."""
+    return (query_codes.astype(np.int64) << KEY_SHIFT) | doc_codes.astype(np.int64)
+
+
+def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[np.ndarray, pd.Index]:
+    """Map strings to codes in a chain of vocabularies, appending the unseen ones.
+
+    The vocabularies in ``known`` are laid end to end: a value found in the j-th one gets its position there plus
+    the lengths of the ones before it. Values found in none get codes after all of them, in sorted order.
+
+    Args:
+        values: The strings to encode.
+        known: Vocabularies (unique ``pd.Index``) to look values up in, in order.
+
+    Returns:
+        The int64 codes, and the index of the values that were in no vocabulary (the extension).
+
+    """
+    arr = pd.Index(values)
+    codes = np.full(len(arr), -1, dtype=np.int64)
+    offset = 0
+    for vocab in known:
+        missing = codes < 0
+        if not missing.any():
+            break
+        found = vocab.get_indexer(arr[missing])
+        hit = found >= 0
+        idx = np.flatnonzero(missing)
+        codes[idx[hit]] = found[hit] + offset
+        offset += len(vocab)
+    missing = codes < 0
+    if missing.any():
+        extra_codes, extra = pd.factorize(arr[missing], sort=True)
+        codes[missing] = extra_codes + offset
+        return codes, pd.Index(extra)
+    return codes, pd.Index([], dtype=arr.dtype)
+
+
+def trec_order(score: np.ndarray, doc_sort: np.ndarray, *groups: np.ndarray) -> np.ndarray:
+    """Permutation that puts rows in trec_eval order within their groups.
+
+    Rows are sorted by the group keys (first key most significant), then by score descending, then by docno
+    descending, as trec_eval does (``comp_sim_docno`` in its ``form_res_rels.c``). ``doc_sort`` must order like
+    the docno strings (codes of a sorted vocabulary do).
+
+    Scores are compared in single precision, because trec_eval (and so pytrec_eval and ir_measures) stores
+    them as a C ``float`` (``TEXT_RESULTS.sim`` in ``trec_format.h``): two scores that round to the same
+    float32 are a tie, broken by docno. The scores themselves are not changed.
+    """
+    keys = (-doc_sort, -score.astype(np.float32), *reversed(groups))
+    return np.lexsort(keys)
+
+
+def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
+    """Boolean mask marking the first row of each run of equal keys in already sorted arrays."""
+    n = len(sorted_keys[0])
+    start = np.zeros(n, dtype=bool)
+    if n:
+        start[0] = True
+        for key in sorted_keys:
+            start[1:] |= key[1:] != key[:-1]
+    return start
+
+
+def ranks_within_groups(start: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its group, given the group-start mask of sorted rows."""
+    n = len(start)
+    positions = np.arange(n, dtype=np.int64)
+    first = np.maximum.accumulate(np.where(start, positions, 0))
+    return (positions - first).astype(np.int32)
+
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def fingerprint_rows(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per (pair key, rank) row (splitmix64 finaliser); sums of these identify ranked lists."""
+    with np.errstate(over="ignore"):
+        z = keys.astype(np.uint64) ^ (ranks.astype(np.uint64) * _GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        return z ^ (z >> np.uint64(31))

@@ -1,0 +1,54 @@
+"""Error types raised by ir_rarity.
+
+Every error the package raises on bad input derives from :class:`RarityError`, so callers (and the command
+line) can catch the package's own errors apart from programming errors. Each also derives from the built-in
+type that fits (``ValueError``, ``LookupError``) so that existing ``except ValueError`` code keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DuplicateDocumentError",
+    "InputError",
+    "NoActivePoolError",
+    "ParameterError",
+    "RarityError",
+]
+
+
+class RarityError(Exception):
+    """Base class of every error raised by ir_rarity."""
+
+
+class InputError(RarityError, ValueError):
+    """A run, qrels or pool file (or in-memory table) that cannot be read as given.
+
+    Args:
+        message: What is wrong.
+        source: The file name or a description of the in-memory input.
+        line: The 1-based line number in ``source``, when known.
+
+    """
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        where = ""
+        if source is not None:
+            where = f"{source}:{line}: " if line is not None else f"{source}: "
+        super().__init__(f"{where}{message}")
+
+
+class DuplicateDocumentError(InputError):
+    """A run lists the same document twice for one query.
+
+    trec_eval refuses such a run ("duplicate docs") and so does ir_rarity by default.
+    """
+
+
+class ParameterError(RarityError, ValueError):
+    """A measure or function parameter outside its valid range."""
+
+
+class NoActivePoolError(RarityError, LookupError):
+    """A rarity measure was evaluated without a pool to count S_d from."""

@@ -1,0 +1,1 @@
+"""Integrations with ir_measures and PyTerrier."""

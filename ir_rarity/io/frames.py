@@ -1,0 +1,163 @@
+"""Turn the run and qrels shapes users hand us into one canonical DataFrame.
+
+Accepted runs: a DataFrame with ir_measures columns (``query_id, doc_id, score``) or PyTerrier columns
+(``qid, docno, score``), a dict of dicts ``{query_id: {doc_id: score}}``, an iterable of
+``ir_measures.ScoredDoc`` (or any ``(query_id, doc_id, score)`` tuples), or a TREC run file path.
+
+Accepted qrels: the same with ``relevance`` (PyTerrier: ``label``), an iterable of ``ir_measures.Qrel``, a
+TREC qrels file path, or an ir_datasets dataset / dataset id.
+
+The user's objects are never modified: every function returns a new frame.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.errors import InputError
+from ir_rarity.io.trec import read_trec_qrels, read_trec_run
+
+__all__ = ["as_qrels_frame", "as_run_frame"]
+
+_RUN_ALIASES = {"query_id": ("query_id", "qid"), "doc_id": ("doc_id", "docno"), "score": ("score",)}
+_QRELS_ALIASES = {
+    "query_id": ("query_id", "qid"),
+    "doc_id": ("doc_id", "docno"),
+    "relevance": ("relevance", "label"),
+}
+
+
+def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], what: str) -> pd.DataFrame:
+    picked: dict[str, Any] = {}
+    for target, names in aliases.items():
+        name = next((n for n in names if n in frame.columns), None)
+        if name is None:
+            wanted = " or ".join(repr(n) for n in names)
+            raise InputError(f"{what} DataFrame has no column {wanted} (found {list(frame.columns)})")
+        picked[target] = frame[name]
+    return pd.DataFrame(picked).reset_index(drop=True)
+
+
+def _as_str(column: pd.Series) -> pd.Series:
+    if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
+        if column.isna().any():
+            raise InputError(f"column {column.name!r} has missing values")
+        return column.astype(str)
+    return column.astype(str)
+
+
+def _finish_run(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    frame["query_id"] = _as_str(frame["query_id"])
+    frame["doc_id"] = _as_str(frame["doc_id"])
+    try:
+        frame["score"] = pd.to_numeric(frame["score"], errors="raise").astype(np.float64)
+    except (ValueError, TypeError) as e:
+        raise InputError(f"scores must be numbers ({e})", source) from None
+    return frame
+
+
+def as_run_frame(run: Any, source: str = "run") -> pd.DataFrame:
+    """Return ``run`` as a new DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float64).
+
+    Args:
+        run: Any of the run shapes in the module docstring.
+        source: A name for the run, used in error messages.
+
+    Raises:
+        InputError: the shape is not recognised, a column is missing, or a score is not a number.
+
+    """
+    if isinstance(run, (str, os.PathLike)):
+        frame = read_trec_run(run)
+        return frame[["query_id", "doc_id", "score"]]
+    if isinstance(run, pd.DataFrame):
+        return _finish_run(_pick_columns(run, _RUN_ALIASES, f"{source}:"), source)
+    if isinstance(run, Mapping):
+        rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        return _finish_run(frame, source)
+    if isinstance(run, Iterable):
+        frame = pd.DataFrame(_tuples(run, ("query_id", "doc_id", "score"), source),
+                             columns=["query_id", "doc_id", "score"])
+        return _finish_run(frame, source)
+    raise InputError(f"unsupported run type {type(run).__name__}: give a DataFrame, a dict of dicts, an iterable "
+                     "of ir_measures.ScoredDoc or a TREC run file path", source)
+
+
+def _tuples(items: Iterable[Any], fields: tuple[str, ...], source: str) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for item in items:
+        if hasattr(item, "_fields"):
+            try:
+                out.append(tuple(getattr(item, f) for f in fields))
+            except AttributeError:
+                raise InputError(f"record {item!r} lacks one of the fields {fields}", source) from None
+        elif isinstance(item, tuple) and len(item) >= len(fields):
+            out.append(item[: len(fields)])
+        else:
+            raise InputError(f"record {item!r} is not a named tuple with fields {fields}", source)
+    return out
+
+
+def _finish_qrels(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    frame["query_id"] = _as_str(frame["query_id"])
+    frame["doc_id"] = _as_str(frame["doc_id"])
+    labels = pd.to_numeric(frame["relevance"], errors="coerce")
+    bad = labels.isna() | (labels != np.floor(labels))
+    if bad.any():
+        first = frame.loc[bad.to_numpy(), "relevance"].iloc[0]
+        raise InputError(f"relevance labels must be integers, found {first!r}", source)
+    frame["relevance"] = labels.astype(np.int64)
+    return frame
+
+
+def as_qrels_frame(qrels: Any, source: str = "qrels") -> pd.DataFrame:
+    """Return ``qrels`` as a new DataFrame with columns ``query_id``, ``doc_id`` (str), ``relevance`` (int64).
+
+    Args:
+        qrels: Any of the qrels shapes in the module docstring.
+        source: A name for the qrels, used in error messages.
+
+    Raises:
+        InputError: the shape is not recognised, a column is missing, or a label is not an integer.
+
+    """
+    if isinstance(qrels, (str, os.PathLike)):
+        if Path(qrels).exists() or not isinstance(qrels, str):
+            return read_trec_qrels(qrels)
+        return _ir_datasets_qrels(qrels)
+    if hasattr(qrels, "qrels_iter"):
+        return _finish_qrels(
+            pd.DataFrame(_tuples(qrels.qrels_iter(), ("query_id", "doc_id", "relevance"), source),
+                         columns=["query_id", "doc_id", "relevance"]), source)
+    if isinstance(qrels, pd.DataFrame):
+        return _finish_qrels(_pick_columns(qrels, _QRELS_ALIASES, f"{source}:"), source)
+    if isinstance(qrels, Mapping):
+        rows = [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
+        return _finish_qrels(pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]), source)
+    if isinstance(qrels, Iterable):
+        frame = pd.DataFrame(_tuples(qrels, ("query_id", "doc_id", "relevance"), source),
+                             columns=["query_id", "doc_id", "relevance"])
+        return _finish_qrels(frame, source)
+    raise InputError(f"unsupported qrels type {type(qrels).__name__}: give a DataFrame, a dict of dicts, an "
+                     "iterable of ir_measures.Qrel, a TREC qrels file path or an ir_datasets id", source)
+
+
+def _ir_datasets_qrels(dataset_id: str) -> pd.DataFrame:
+    try:
+        import ir_datasets
+    except ImportError:  # pragma: no cover - ir_datasets is a dependency
+        raise InputError("no such qrels file, and ir_datasets is not installed", dataset_id) from None
+    try:
+        dataset = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError("no such qrels file, nor an ir_datasets dataset of that id", dataset_id) from None
+    if not dataset.has_qrels():
+        raise InputError("this ir_datasets dataset has no qrels", dataset_id)
+    return as_qrels_frame(dataset, dataset_id)

@@ -1,0 +1,117 @@
+"""What every ir_rarity measure shares: parameter checking, pool needs and the direction of "better".
+
+Measures here are definitions only, as in ir_measures: a name, the supported parameters and a docstring. The
+computation lives in :mod:`ir_rarity.engine`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import ir_measures
+from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
+
+from ir_rarity.errors import ParameterError
+
+__all__ = ["RarityMeasure", "RarityWeightedMeasure", "higher_is_better", "rarity_params"]
+
+
+class RarityMeasure(ir_measures.Measure):
+    """Base class of ir_rarity's measures.
+
+    Subclasses set ``NAME``, ``SUPPORTED_PARAMS`` and, for measures where lower values are better,
+    ``HIGHER_IS_BETTER = False``. Parameters are checked with clear messages (never ``assert``), and integer
+    values of float parameters are stored as floats so that ``alpha=1`` and ``alpha=1.0`` name the same measure.
+    """
+
+    HIGHER_IS_BETTER: ClassVar[bool] = True
+    NEEDS_POOL: ClassVar[bool] = True
+
+    def __init__(self, **params: Any) -> None:
+        for name, value in list(params.items()):
+            info = self.SUPPORTED_PARAMS.get(name)
+            if info is not None and info.dtype is float and isinstance(value, int) and not isinstance(value, bool):
+                params[name] = float(value)
+        super().__init__(**params)
+
+    def __getitem__(self, key: str) -> Any:
+        """The value of parameter ``key``: the given one, else its default, else None."""
+        value = self.params.get(key, self.SUPPORTED_PARAMS[key].default)
+        return None if value is _NOT_PROVIDED else value
+
+    def validate_params(self) -> None:
+        """Check parameter names, types and ranges.
+
+        Raises:
+            ParameterError: an unknown parameter, a value of the wrong type, a missing required parameter, or a
+                value out of range (see :meth:`check_ranges`).
+
+        """
+        if self.validated:
+            return
+        unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            raise ParameterError(f"{self.NAME}: unsupported parameter(s) {unknown}; supported: "
+                                 f"{sorted(self.SUPPORTED_PARAMS)}")
+        for name, info in self.SUPPORTED_PARAMS.items():
+            value = self.params.get(name, _NOT_PROVIDED)
+            if value is _NOT_PROVIDED:
+                if info.required:
+                    at = f" (write {self.NAME}@k)" if name == self.AT_PARAM else ""
+                    raise ParameterError(f"{self.NAME}: parameter {name!r} is required{at}")
+                continue
+            if value is None and info.default is None:
+                continue
+            if not info.validate(value):
+                raise ParameterError(f"{self.NAME}: invalid {name}={value!r} ({info.desc})")
+        self.check_ranges()
+        self.validated = True
+
+    def check_ranges(self) -> None:
+        """Check value ranges; subclasses extend. Raises :class:`ParameterError`."""
+        cutoff = self.params.get("cutoff")
+        if cutoff is not None and cutoff <= 0:
+            raise ParameterError(f"{self.NAME}: cutoff must be a positive integer, got {cutoff}")
+        depth = self.params.get("depth")
+        if depth is not None and depth <= 0:
+            raise ParameterError(f"{self.NAME}: depth must be a positive integer, got {depth}")
+
+
+class RarityWeightedMeasure(RarityMeasure):
+    """Base of the measures weighted by document rarity (``P_rare``, ``AP_rare``): checks ``alpha``."""
+
+    def check_ranges(self) -> None:
+        """Check alpha >= 0 (and <= 1 for the bounded variant), cutoff and depth > 0."""
+        super().check_ranges()
+        alpha = self["alpha"]
+        if alpha < 0:
+            raise ParameterError(f"{self.NAME}: alpha must be >= 0, got {alpha}")
+        if self["bounded"] and alpha > 1:
+            raise ParameterError(f"{self.NAME}: the bounded variant needs alpha in [0, 1], got {alpha}")
+
+
+def rarity_params(cutoff_required: bool) -> dict[str, ParamInfo]:
+    """The parameters shared by the rarity measures (``P_rare``, ``AP_rare``)."""
+    return {
+        "cutoff": ParamInfo(dtype=int, required=cutoff_required, desc="ranking cutoff threshold k"),
+        "alpha": ParamInfo(dtype=float, default=1.0,
+                           desc="weight of rarity: 0 gives the standard measure; >= 0, and <= 1 when bounded"),
+        "rel": ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)"),
+        "depth": ParamInfo(dtype=int, default=None,
+                           desc="S_d counts the pool runs that retrieve d in their top `depth` (default: the "
+                                "cutoff; without a cutoff, each run's full length)"),
+        "bounded": ParamInfo(dtype=bool, default=False,
+                             desc="use the [0, 1]-bounded variant of section 5.2 (eq. 4) with "
+                                  "R'(d) = 1 - (S_d - 1)/(S - 1)"),
+    }
+
+
+def higher_is_better(measure: ir_measures.Measure | str) -> bool:
+    """Whether larger values of ``measure`` are better.
+
+    ir_rarity measures declare it with ``HIGHER_IS_BETTER``; every standard ir_measures measure is
+    higher-is-better.
+    """
+    if isinstance(measure, str):
+        measure = ir_measures.parse_measure(measure)
+    return bool(getattr(measure, "HIGHER_IS_BETTER", True))

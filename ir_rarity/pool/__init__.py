@@ -1,0 +1,6 @@
+"""The pool of runs that S_d is counted from, and the active-pool context."""
+
+from ir_rarity.pool.context import active_pool
+from ir_rarity.pool.pool import Pool
+
+__all__ = ["Pool", "active_pool"]

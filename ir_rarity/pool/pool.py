@@ -1,0 +1,479 @@
+r"""The pool: every run of a campaign, ordered and encoded once, and the S_d counts drawn from it.
+
+:math:`S` is the number of systems in the pool and :math:`S_d` the number of them that retrieve document
+:math:`d` for a query within their top ``depth`` (Türkmen, Lease & Kutlu, ECIR 2023, eq. 2). Counting is a
+``GROUP BY (query, doc)`` over integer keys, done once per depth and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, encode_qrels, supported_names
+from ir_rarity.engine.ranking import (
+    encode,
+    fingerprint_rows,
+    group_starts,
+    pair_keys,
+    ranks_within_groups,
+    trec_order,
+)
+from ir_rarity.errors import DuplicateDocumentError, InputError
+from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.pool.context import pop_pool, push_pool
+from ir_rarity.pool.sources import iter_named_runs
+
+__all__ = ["Pool"]
+
+Duplicates = Literal["error", "first"]
+MeasureLike = ir_measures.Measure | str
+
+
+def _parse_measures(measures: MeasureLike | Iterable[MeasureLike]) -> list[ir_measures.Measure]:
+    if isinstance(measures, (str, ir_measures.Measure)):
+        measures = [measures]
+    return [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+
+
+class Pool:
+    """All runs of a campaign, as the context that rarity measures are computed in.
+
+    Build one with :meth:`from_runs`. Then either evaluate all its runs at once with :meth:`evaluate`, or make
+    it active with ``with pool:`` so that ``ir_measures.calc_aggregate``, ``ir_measures.iter_calc`` and
+    ``pt.Experiment`` compute rarity measures against it.
+
+    A run given for evaluation is recognised as a member of the pool by its content (its ranked lists to the
+    depth the measure counts S_d at), not by its name. A member scores exactly its campaign value. Any other run
+    is scored as if it had joined the pool: :math:`S + 1` systems, and its own documents counted in
+    :math:`S_d`.
+
+    Documents are ordered as trec_eval orders them: score descending, ties by docno descending; the rank column
+    of run files is ignored. A run listing a document twice for one query is refused, as trec_eval refuses it,
+    unless ``duplicates="first"`` keeps the first occurrence in that order (the highest-scored one).
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        queries: pd.Index,
+        docs: pd.Index,
+        run: np.ndarray,
+        query: np.ndarray,
+        doc: np.ndarray,
+        score: np.ndarray,
+        rank: np.ndarray,
+        groups: np.ndarray,
+        group_names: Sequence[str],
+    ) -> None:
+        """Use :meth:`from_runs`; this stores already ordered and encoded arrays."""
+        self._names = list(names)
+        self._index = {name: i for i, name in enumerate(self._names)}
+        self._queries = queries
+        self._docs = docs
+        self._run = run
+        self._query = query
+        self._doc = doc
+        self._score = score
+        self._rank = rank
+        self._key = pair_keys(query, doc)
+        self._groups = groups
+        self._group_names = list(group_names)
+        self._run_start = np.searchsorted(run, np.arange(len(self._names)), side="left")
+        self._run_end = np.searchsorted(run, np.arange(len(self._names)), side="right")
+        self._counts: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
+        self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_runs(
+        cls,
+        runs: Any,
+        *,
+        teams: Mapping[str, str] | None = None,
+        split_by_tag: bool | None = None,
+        duplicates: Duplicates = "error",
+        progress: bool | None = None,
+    ) -> Pool:
+        """Build a pool from runs in memory or on disk.
+
+        Args:
+            runs: A dict ``name -> run`` (a DataFrame with columns ``query_id, doc_id, score`` or
+                ``qid, docno, score``, a dict of dicts, an iterable of ``ir_measures.ScoredDoc``, or a run file
+                path); a list of TREC run files (plain or .gz), each one run named by its file name; a directory
+                or glob of such files; or one file holding many runs, split by its tag column.
+            teams: Optional mapping ``run name -> team``. S then counts teams and S_d the teams that retrieved
+                d, so a team's near-identical runs do not make its documents look common. Every run must be
+                mapped.
+            split_by_tag: Force (True) or forbid (False) splitting files into runs by their tag column.
+            duplicates: ``"error"`` (default, as trec_eval) or ``"first"``.
+            progress: Show a progress bar while reading many files.
+
+        Raises:
+            InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
+                (:class:`DuplicateDocumentError`), or runs missing from ``teams``.
+
+        """
+        return cls._from_frames(iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress),
+                                teams=teams, duplicates=duplicates)
+
+    @classmethod
+    def _from_frames(cls, named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
+                     duplicates: Duplicates) -> Pool:
+        if duplicates not in ("error", "first"):
+            raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
+        names: list[str] = []
+        frames: list[pd.DataFrame] = []
+        for name, frame in named:
+            if name in names:
+                raise InputError(f"two runs are named {name!r}; run names must be unique")
+            if np.isnan(frame["score"].to_numpy()).any():
+                raise InputError(f"run {name!r} has NaN scores, which have no trec_eval order")
+            names.append(name)
+            frames.append(frame)
+        if not names:
+            raise InputError("no runs given: a pool needs at least one run")
+        lengths = np.array([len(f) for f in frames], dtype=np.int64)
+        run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
+        query, queries = pd.factorize(pd.concat([f["query_id"] for f in frames], ignore_index=True), sort=True)
+        doc, docs = pd.factorize(pd.concat([f["doc_id"] for f in frames], ignore_index=True), sort=True)
+        score = np.concatenate([f["score"].to_numpy(np.float64) for f in frames])
+        del frames
+        order = trec_order(score, doc, run, query)
+        run, query, doc, score = run[order], query[order].astype(np.int32), doc[order].astype(np.int32), score[order]
+        keep = _check_duplicates(run, pair_keys(query, doc), duplicates,
+                                 lambda i: (names[run[i]], queries[query[i]], docs[doc[i]]))
+        if keep is not None:
+            run, query, doc, score = run[keep], query[keep], doc[keep], score[keep]
+        rank = ranks_within_groups(group_starts(run, query))
+        groups, group_names = _group_codes(names, teams)
+        return cls(names, pd.Index(queries), pd.Index(docs), run, query, doc, score, rank, groups, group_names)
+
+    # ------------------------------------------------------------------ description
+    @property
+    def names(self) -> list[str]:
+        """Names of the pool's runs, in the order they were given."""
+        return list(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    @property
+    def num_systems(self) -> int:
+        """S: the number of systems (runs, or teams when the pool was built with ``teams``)."""
+        return len(self._group_names)
+
+    @property
+    def teams(self) -> dict[str, str]:
+        """Run name -> the system (team) it counts as; each run is its own system unless teams were given."""
+        return {name: self._group_names[g] for name, g in zip(self._names, self._groups, strict=False)}
+
+    @property
+    def query_ids(self) -> list[str]:
+        """Query ids retrieved by at least one run, sorted."""
+        return [str(q) for q in self._queries]
+
+    def __repr__(self) -> str:
+        return (f"Pool({len(self)} runs, S={self.num_systems}, {len(self._queries)} queries, "
+                f"{len(self._run)} rows)")
+
+    def run(self, name: str) -> pd.DataFrame:
+        """One run of the pool as a DataFrame ``query_id, doc_id, score, rank`` in trec_eval order (rank from 1).
+
+        Raises:
+            KeyError: no run of that name.
+
+        """
+        if name not in self._index:
+            raise KeyError(f"no run named {name!r} in the pool")
+        i = self._index[name]
+        sl = slice(self._run_start[i], self._run_end[i])
+        return pd.DataFrame({
+            "query_id": self._queries.take(self._query[sl]).astype(str),
+            "doc_id": self._docs.take(self._doc[sl]).astype(str),
+            "score": self._score[sl],
+            "rank": self._rank[sl] + 1,
+        })
+
+    # ------------------------------------------------------------------ context
+    def __enter__(self) -> Pool:
+        push_pool(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pop_pool(self)
+
+    # ------------------------------------------------------------------ S_d
+    def _mask(self, depth: int | None) -> np.ndarray | slice:
+        return slice(None) if depth is None else self._rank < depth
+
+    def _count_table(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted pair keys and their S_d at ``depth``."""
+        if depth not in self._counts:
+            mask = self._mask(depth)
+            keys = self._key[mask]
+            if self.num_systems == len(self._names):
+                table = np.unique(keys, return_counts=True)
+            else:  # count distinct teams per key
+                team = self._groups[self._run[mask]]
+                order = np.lexsort((team, keys))
+                keys, team = keys[order], team[order]
+                first = group_starts(keys, team)
+                table = np.unique(keys[first], return_counts=True)
+            self._counts[depth] = (table[0], table[1].astype(np.int64))
+        return self._counts[depth]
+
+    def _lookup_counts(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        table_keys, table_counts = self._count_table(depth)
+        if len(table_keys) == 0:
+            return np.zeros(len(keys), dtype=np.float64)
+        pos = np.minimum(np.searchsorted(table_keys, keys), len(table_keys) - 1)
+        return np.where(table_keys[pos] == keys, table_counts[pos], 0).astype(np.float64)
+
+    def counts(self, depth: int | None = None) -> pd.DataFrame:
+        """The S_d table: one row per (query, document) retrieved by some run within ``depth``.
+
+        Args:
+            depth: Count a run as retrieving d when d is in its top ``depth`` (None: anywhere in the run).
+
+        Returns:
+            A DataFrame ``query_id, doc_id, S_d``, sorted by query id then docno.
+
+        """
+        keys, counts = self._count_table(depth)
+        return pd.DataFrame({
+            "query_id": self._queries.take(keys >> 32).astype(str),
+            "doc_id": self._docs.take(keys & 0xFFFFFFFF).astype(str),
+            "S_d": counts,
+        })
+
+    # ------------------------------------------------------------------ membership
+    def _fingerprints(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Per run: number of rows within ``depth`` and the wrapping sum of their row hashes."""
+        if depth not in self._prints:
+            mask = self._mask(depth)
+            hashes = fingerprint_rows(self._key[mask], self._rank[mask])
+            runs = self._run[mask]
+            sizes = np.bincount(runs, minlength=len(self._names)).astype(np.int64)
+            cum = np.concatenate([[np.uint64(0)], np.cumsum(hashes, dtype=np.uint64)])
+            ends = np.cumsum(sizes)
+            with np.errstate(over="ignore"):
+                sums = cum[ends] - cum[ends - sizes]
+            self._prints[depth] = (sizes, sums)
+        return self._prints[depth]
+
+    def _find_member(self, key: np.ndarray, rank: np.ndarray, known: np.ndarray, depth: int | None) -> int | None:
+        """Index of a pool run with exactly these ranked lists within ``depth``, or None."""
+        within = slice(None) if depth is None else rank < depth
+        key, rank, known = key[within], rank[within], known[within]
+        if len(key) == 0 or not known.all():
+            return None
+        sizes, sums = self._fingerprints(depth)
+        with np.errstate(over="ignore"):
+            total = np.sum(fingerprint_rows(key, rank), dtype=np.uint64)
+        candidates = np.flatnonzero((sizes == len(key)) & (sums == total))
+        order = np.lexsort((rank, key >> 32))
+        key, rank = key[order], rank[order]
+        for c in candidates:
+            pool_key = self._key[self._run_start[c]:self._run_end[c]]
+            pool_rank = self._rank[self._run_start[c]:self._run_end[c]]
+            if depth is not None:
+                pool_key, pool_rank = pool_key[pool_rank < depth], pool_rank[pool_rank < depth]
+            if np.array_equal(pool_key, key) and np.array_equal(pool_rank, rank):
+                return int(c)
+        return None
+
+    def member_of(self, run: Any, depth: int | None = None) -> str | None:
+        """Name of the pool run whose ranked lists (to ``depth``) equal ``run``'s, or None.
+
+        Args:
+            run: Any run shape accepted by :meth:`from_runs` for a single run.
+            depth: Compare each query's top ``depth`` documents (None: whole rankings).
+
+        """
+        from ir_rarity.io.frames import as_run_frame
+
+        ranked = _RankedRun.build(as_run_frame(run), self, None, "run", "error")
+        found = self._find_member(ranked.key, ranked.rank, ranked.known, depth)
+        return None if found is None else self._names[found]
+
+    # ------------------------------------------------------------------ rows for the engine
+    def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
+        """Qrels (any accepted shape) encoded against this pool's vocabularies."""
+        return encode_qrels(as_qrels_frame(qrels, source), self._queries, self._docs, source)
+
+    def _query_positions(self, qrels: EncodedQrels) -> np.ndarray:
+        """Map from query code (pool vocabulary, then qrels extension) to position in ``qrels.query_ids``."""
+        position = np.full(len(self._queries) + len(qrels.query_extra), -1, dtype=np.int64)
+        position[qrels.query_codes] = np.arange(len(qrels.query_codes))
+        return position
+
+    def member_rows(self, qrels: EncodedQrels) -> Rows:
+        """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.evaluate.compute`."""
+        position = self._query_positions(qrels)[self._query]
+        keep = position >= 0
+        run, query, rank, key = self._run[keep], position[keep], self._rank[keep], self._key[keep]
+        present = np.zeros((len(self._names), len(qrels.query_ids)), dtype=bool)
+        present[run, query] = True
+        n_systems = float(self.num_systems)
+        return Rows(run=run, query=query, rank=rank, key=key, label=qrels.lookup(key), present=present,
+                    n_runs=len(self._names), qrels=qrels,
+                    counts_at=lambda depth: (self._lookup_counts(key, depth), n_systems))
+
+    def run_rows(self, frame: pd.DataFrame, qrels: EncodedQrels, source: str = "run",
+                 duplicates: Duplicates = "error") -> Rows:
+        """Rows of one run (canonical frame), scored as a member if its content matches one, else as a newcomer."""
+        ranked = _RankedRun.build(frame, self, qrels, source, duplicates)
+        positions = self._query_positions(qrels)  # run queries beyond it are in neither pool nor qrels
+        inside = ranked.query < len(positions)
+        position = np.where(inside, positions[np.where(inside, ranked.query, 0)], -1)
+        keep = np.flatnonzero(position >= 0)
+        keep = keep[np.argsort(position[keep], kind="stable")]  # group by qrels query, rank order kept
+        query, rank, key = position[keep], ranked.rank[keep], ranked.key[keep]
+        present = np.zeros((1, len(qrels.query_ids)), dtype=bool)
+        present[0, query] = True
+
+        def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
+            s_d = self._lookup_counts(key, depth)
+            if self._find_member(ranked.key, ranked.rank, ranked.known, depth) is not None:
+                return s_d, float(self.num_systems)
+            own = np.ones(len(key)) if depth is None else (rank < depth).astype(np.float64)
+            return s_d + own, float(self.num_systems + 1)
+
+        return Rows(run=np.zeros(len(keep), dtype=np.int64), query=query, rank=rank, key=key,
+                    label=qrels.lookup(key), present=present, n_runs=1, qrels=qrels, counts_at=counts_at)
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, qrels: Any, measures: MeasureLike | Iterable[MeasureLike], by_query: bool = False
+                 ) -> pd.DataFrame:
+        """Evaluate every run of the pool at once.
+
+        Rarity measures are computed by the vectorized engine over all runs together; any other measure
+        (``P@10``, ``AP``, ``nDCG@10``...) by ir_measures, run by run. Each run's value is the mean over all
+        queries of the qrels; a query the run lacks scores the measure's default (0 for P, AP and the rarity
+        measures), as in trec_eval and ir_measures.
+
+        Args:
+            qrels: A qrels DataFrame, a TREC qrels path, an ir_measures qrels iterable, or an ir_datasets id.
+            measures: Measures, as objects or strings in ir_measures syntax (``'P_rare(alpha=0.5)@100'``).
+            by_query: Return per-query values in long format instead of one row per run.
+
+        Returns:
+            One row per run (index ``run``) and one column per measure, named ``str(measure)``; or, with
+            ``by_query=True``, a long DataFrame ``run, query_id, measure, value``.
+
+        """
+        measure_list = _parse_measures(measures)
+        qrels_frame = as_qrels_frame(qrels)
+        encoded = encode_qrels(qrels_frame, self._queries, self._docs)
+        per_query: dict[ir_measures.Measure, np.ndarray] = {}
+        engine_measures = [m for m in measure_list if m.NAME in supported_names()]
+        if engine_measures:
+            rows = self.member_rows(encoded)
+            for m in engine_measures:
+                per_query[m] = compute(m, rows)
+        others = [m for m in measure_list if m.NAME not in supported_names()]
+        if others:
+            per_query.update(self._evaluate_with_ir_measures(others, qrels_frame, encoded))
+        if by_query:
+            return _long_format(self._names, encoded.query_ids, measure_list, per_query)
+        table = pd.DataFrame({str(m): _aggregate(m, per_query[m]) for m in measure_list},
+                             index=pd.Index(self._names, name="run"))
+        return table
+
+    def _evaluate_with_ir_measures(self, measures: list[ir_measures.Measure], qrels: pd.DataFrame,
+                                   encoded: EncodedQrels) -> dict[ir_measures.Measure, np.ndarray]:
+        evaluator = ir_measures.evaluator(measures, qrels)
+        column = {q: i for i, q in enumerate(encoded.query_ids)}
+        out = {m: np.full((len(self._names), len(column)), np.nan) for m in measures}
+        for r, name in enumerate(self._names):
+            for metric in evaluator.iter_calc(self.run(name)):
+                if metric.query_id in column:
+                    out[metric.measure][r, column[metric.query_id]] = metric.value
+        return out
+
+
+def _aggregate(measure: ir_measures.Measure, values: np.ndarray) -> np.ndarray:
+    """Per-run aggregate of a runs x queries matrix, with the measure's own aggregator semantics."""
+    if type(measure.aggregator()) is ir_measures.MeanAgg:
+        return values.mean(axis=1)
+    out = np.empty(values.shape[0])
+    for r in range(values.shape[0]):
+        agg = measure.aggregator()
+        for v in values[r]:
+            agg.add(float(v))
+        out[r] = agg.result()
+    return out
+
+
+def _long_format(names: list[str], query_ids: pd.Index, measures: list[ir_measures.Measure],
+                 per_query: Mapping[ir_measures.Measure, np.ndarray]) -> pd.DataFrame:
+    n_runs, n_queries = len(names), len(query_ids)
+    parts = [pd.DataFrame({
+        "run": np.repeat(np.asarray(names, dtype=object), n_queries),
+        "query_id": np.tile(query_ids.to_numpy(dtype=object), n_runs),
+        "measure": str(m),
+        "value": per_query[m].reshape(-1),
+    }) for m in measures]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates, describe: Any) -> np.ndarray | None:
+    """Find rows repeating a (run, query, doc); raise, or return the mask keeping first occurrences."""
+    dup = pd.DataFrame({"r": run, "k": key}, copy=False).duplicated(keep="first").to_numpy()
+    if not dup.any():
+        return None
+    if duplicates == "error":
+        name, qid, docno = describe(int(np.flatnonzero(dup)[0]))
+        raise DuplicateDocumentError(
+            f"run {name!r} lists document {docno!r} more than once for query {qid!r} (trec_eval refuses such "
+            "runs; pass duplicates='first' to keep the highest-scored occurrence)")
+    return ~dup
+
+
+def _group_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.ndarray, list[str]]:
+    if teams is None:
+        return np.arange(len(names), dtype=np.int64), list(names)
+    missing = [n for n in names if n not in teams]
+    if missing:
+        raise InputError(f"teams does not map {len(missing)} run(s), e.g. {missing[:3]}")
+    codes, uniques = pd.factorize(pd.Series([str(teams[n]) for n in names]))
+    return codes.astype(np.int64), [str(u) for u in uniques]
+
+
+class _RankedRun:
+    """One run ordered in trec_eval order and encoded against a pool (and optionally qrels) vocabulary."""
+
+    __slots__ = ("key", "known", "query", "rank")
+
+    def __init__(self, query: np.ndarray, key: np.ndarray, rank: np.ndarray, known: np.ndarray) -> None:
+        self.query, self.key, self.rank, self.known = query, key, rank, known
+
+    @classmethod
+    def build(cls, frame: pd.DataFrame, pool: Pool, qrels: EncodedQrels | None, source: str,
+              duplicates: Duplicates) -> _RankedRun:
+        score = frame["score"].to_numpy(np.float64)
+        if np.isnan(score).any():
+            raise InputError("NaN scores have no trec_eval order", source)
+        q_known = [pool._queries] + ([qrels.query_extra] if qrels is not None else [])
+        d_known = [pool._docs] + ([qrels.doc_extra] if qrels is not None else [])
+        query, _ = encode(frame["query_id"].to_numpy(), q_known)
+        doc, _ = encode(frame["doc_id"].to_numpy(), d_known)
+        local_doc, _ = pd.factorize(frame["doc_id"].to_numpy(), sort=True)
+        order = trec_order(score, local_doc, query)
+        query, doc = query[order], doc[order]
+        key = pair_keys(query, doc)
+        keep = _check_duplicates(np.zeros(len(key), dtype=np.int8), key, duplicates,
+                                 lambda i: (source, frame["query_id"].iloc[order[i]], frame["doc_id"].iloc[order[i]]))
+        if keep is not None:
+            query, doc, key = query[keep], doc[keep], key[keep]
+        rank = ranks_within_groups(group_starts(query))
+        known = (query < len(pool._queries)) & (doc < len(pool._docs))
+        return cls(query, key, rank, known)

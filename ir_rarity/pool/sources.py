@@ -1,0 +1,104 @@
+"""Where a pool's runs come from: in-memory runs, TREC run files, folders, globs, or one multi-run file.
+
+Each source is turned into ``(name, frame)`` pairs, frames having the columns ``query_id, doc_id, score``.
+Files are read one at a time.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ir_rarity.errors import InputError
+from ir_rarity.io.frames import as_run_frame
+from ir_rarity.io.trec import read_trec_run
+
+__all__ = ["iter_named_runs", "run_name_from_path"]
+
+_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
+_GLOB_CHARS = set("*?[")
+
+
+def run_name_from_path(path: Path) -> str:
+    """A run's name from its file name, less a compression suffix (``BM25.run.gz`` -> ``BM25.run``)."""
+    name = path.name
+    for suffix in _COMPRESSION_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _list_files(spec: str | os.PathLike[str]) -> list[Path]:
+    text = os.fspath(spec)
+    path = Path(text)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not files:
+            raise InputError("directory holds no run files", text)
+        return files
+    if _GLOB_CHARS & set(text):
+        files = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+        if not files:
+            raise InputError("no file matches this pattern", text)
+        return files
+    if not path.exists():
+        raise InputError("no such run file, directory or pattern", text)
+    return [path]
+
+
+def _split_by_tag(frame: pd.DataFrame, source: str) -> Iterator[tuple[str, pd.DataFrame]]:
+    for tag, part in frame.groupby("tag", sort=False):
+        yield str(tag), part[["query_id", "doc_id", "score"]].reset_index(drop=True)
+
+
+def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool | None = None
+                    ) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Yield ``(name, frame)`` for every run in ``runs``.
+
+    Args:
+        runs: One of
+            * a mapping ``name -> run`` (DataFrame with ir_measures or PyTerrier columns, dict of dicts,
+              iterable of ``ScoredDoc``, or a TREC run file path);
+            * a path to one TREC run file: it is split into runs by its tag column (6th field);
+            * a directory (every non-hidden file in it), a glob pattern, or a list of file paths: each file is
+              one run, named by its file name less a compression suffix.
+        split_by_tag: Override the choice above: True splits every file by its tag column, False names a single
+            file's run by its file name.
+        progress: Show a progress bar while reading files (default: when there are 20 files or more and
+            stderr is a terminal).
+
+    Raises:
+        InputError: an unreadable source, or a source that names no run.
+
+    """
+    if isinstance(runs, Mapping):
+        for name, run in runs.items():
+            yield str(name), as_run_frame(run, source=str(name))
+        return
+    if isinstance(runs, (str, os.PathLike)):
+        files = _list_files(runs)
+        single = len(files) == 1 and not Path(os.fspath(runs)).is_dir() and not (_GLOB_CHARS & set(os.fspath(runs)))
+        split = single if split_by_tag is None else split_by_tag
+    elif isinstance(runs, (list, tuple)):
+        if not runs:
+            raise InputError("the list of run files is empty")
+        files = [p for spec in runs for p in _list_files(spec)]
+        split = bool(split_by_tag)
+    else:
+        raise InputError(f"cannot build a pool from {type(runs).__name__}: give a dict of runs, a run file, a "
+                         "directory, a glob pattern or a list of run files")
+    from tqdm.auto import tqdm
+
+    # tqdm: disable=None hides the bar when stderr is not a terminal.
+    disable = (None if len(files) >= 20 else True) if progress is None else not progress
+    for path in tqdm(files, desc="reading runs", unit="file", disable=disable, leave=False):
+        frame = read_trec_run(path)
+        if split:
+            yield from _split_by_tag(frame, str(path))
+        else:
+            yield run_name_from_path(path), frame[["query_id", "doc_id", "score"]]

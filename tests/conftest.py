@@ -1,0 +1,59 @@
+"""Shared fixtures: the embedded TREC-COVID round-1 campaign and a small hand-checked campaign."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ir_rarity
+from ir_rarity import Pool, covid_round1
+
+HAND_QRELS = """\
+q1 0 d1 2
+q1 0 d2 1
+q1 0 d3 0
+q1 0 d5 1
+q2 0 d1 1
+"""
+
+# Three systems. The rank column is deliberately wrong in run C: it must be ignored.
+HAND_RUNS = {
+    "A": "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq1 Q0 d4 4 0.5 A\nq2 Q0 d1 1 1.0 A\n",
+    "B": "q1 Q0 d2 1 5.0 B\nq1 Q0 d4 2 4.0 B\nq1 Q0 d1 3 1.0 B\n",
+    "C": "q1 Q0 d6 1 1.0 C\nq1 Q0 d2 2 9.0 C\nq1 Q0 d3 3 9.0 C\nq2 Q0 x 1 1.0 C\n",
+}
+
+
+@pytest.fixture
+def hand_files(tmp_path: Path) -> dict[str, Path]:
+    paths = {}
+    for name, text in HAND_RUNS.items():
+        p = tmp_path / name
+        p.write_text(text)
+        paths[name] = p
+    q = tmp_path / "qrels.txt"
+    q.write_text(HAND_QRELS)
+    paths["qrels"] = q
+    return paths
+
+
+@pytest.fixture
+def hand_pool(hand_files: dict[str, Path]) -> Pool:
+    return Pool.from_runs([hand_files[n] for n in "ABC"])
+
+
+@pytest.fixture
+def hand_qrels(hand_files: dict[str, Path]) -> pd.DataFrame:
+    return ir_rarity.read_trec_qrels(hand_files["qrels"])
+
+
+@pytest.fixture(scope="session")
+def covid_pool() -> Pool:
+    return Pool.from_runs(covid_round1.runs)
+
+
+@pytest.fixture(scope="session")
+def covid_qrels() -> pd.DataFrame:
+    return ir_rarity.read_trec_qrels(covid_round1.qrels)

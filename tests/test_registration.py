@@ -1,0 +1,49 @@
+"""After `import ir_rarity`, the measures live inside ir_measures and PyTerrier."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ir_measures
+import pytest
+
+import ir_rarity
+from ir_rarity import AP_rare, P_rare
+
+
+@pytest.mark.parametrize("text", ["P_rare(alpha=0.5)@100", "AP_rare", "AP_rare@10", "P_rare(rel=2,depth=50)@10",
+                                  "AP_rare(alpha=0.25,bounded=True)"])
+def test_parse_and_round_trip(text: str) -> None:
+    measure = ir_measures.parse_measure(text)
+    assert str(measure) == text
+    assert ir_measures.parse_measure(str(measure)) == measure
+
+
+def test_int_alpha_names_the_same_measure() -> None:
+    assert P_rare(alpha=1) @ 5 == P_rare @ 5
+    assert str(P_rare(alpha=2) @ 5) == "P_rare(alpha=2.0)@5"
+    assert ir_measures.parse_measure("P_rare(alpha=2)@5") == P_rare(alpha=2.0) @ 5
+
+
+def test_registered_with_ir_measures() -> None:
+    assert ir_measures.measures.registry["P_rare"] is P_rare
+    assert ir_measures.measures.registry["AP_rare"] is AP_rare
+    provider = ir_measures.providers.registry["ir_rarity"]
+    assert provider in ir_measures.DefaultPipeline.providers
+    assert provider.supports(P_rare @ 10) and not provider.supports(ir_measures.P @ 10)
+    assert ir_rarity.higher_is_better(P_rare @ 10) and ir_rarity.higher_is_better("nDCG@10")
+
+
+def test_pyterrier_measures_imported_before_ir_rarity() -> None:
+    code = ("import pyterrier.measures as m; assert not hasattr(m, 'P_rare'); import ir_rarity; "
+            "assert m.P_rare is ir_rarity.P_rare and m.AP_rare is ir_rarity.AP_rare; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_pyterrier_measures_imported_after_ir_rarity() -> None:
+    import pyterrier.measures as m
+
+    assert m.P_rare is P_rare

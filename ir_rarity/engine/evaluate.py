@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine import kernels
 from ir_rarity.engine.ranking import encode, pair_keys
 from ir_rarity.errors import InputError, ParameterError
@@ -180,9 +181,18 @@ def _ap_rare(measure, rows: Rows) -> np.ndarray:
     return kernels.rarity_average_precision(gain, relevant, rows.rank[keep], rows.group()[keep], n_groups, n_rel)
 
 
+def _asl(measure, rows: Rows) -> np.ndarray:
+    first, last = measure.group_range()
+    n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
+    return asl_kernel.atomized_search_length(_relevant(rows.label, measure["rel"]), rows.group(),
+                                             rows.n_runs * rows.n_queries, n_rel, first, last,
+                                             after_last=measure["unretrieved"] == "after_last")
+
+
 _KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "P_rare": _p_rare,
     "AP_rare": _ap_rare,
+    "ASL": _asl,
 }
 
 
@@ -195,8 +205,11 @@ def compute(measure, rows: Rows) -> np.ndarray:
     """Values of ``measure`` as an ``(n_runs, n_queries)`` matrix.
 
     Cells of queries a run did not retrieve anything for hold ``measure.DEFAULT`` (0 for P_rare and AP_rare,
-    as trec_eval and ir_measures score them).
+    as trec_eval and ir_measures score them), except for measures with ``SCORES_EMPTY_RANKINGS`` (ASL), whose
+    kernel computes those cells too. NaN marks queries without a value (ASL without relevant documents).
     """
     measure.validate_params()
     values = _KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
+    if getattr(measure, "SCORES_EMPTY_RANKINGS", False):
+        return values
     return np.where(rows.present, values, measure.DEFAULT)

@@ -9,12 +9,13 @@ import sys
 
 import ir_measures
 
+from ir_rarity.integrations.asl_syntax import install_group_syntax
 from ir_rarity.integrations.ir_measures_provider import RarityProvider
-from ir_rarity.measures import AP_rare, P_rare
+from ir_rarity.measures import ASL, AP_rare, P_rare
 
 __all__ = ["MEASURES", "PROVIDER", "register"]
 
-MEASURES: dict[str, ir_measures.Measure] = {"P_rare": P_rare, "AP_rare": AP_rare}
+MEASURES: dict[str, ir_measures.Measure] = {"P_rare": P_rare, "AP_rare": AP_rare, "ASL": ASL}
 PROVIDER = RarityProvider()
 
 
@@ -29,6 +30,7 @@ def register() -> None:
             if name in ir_measures.measures.registry:
                 raise RuntimeError(f"another package already registered an ir_measures measure named {name!r}")
             ir_measures.measures.register(measure)
+    install_group_syntax()  # ASL@g1-10
     if ir_measures.providers.registry.get(PROVIDER.NAME) is not PROVIDER:
         ir_measures.providers.register(PROVIDER)
     pipeline = ir_measures.DefaultPipeline.providers

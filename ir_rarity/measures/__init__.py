@@ -1,7 +1,8 @@
 """Measure definitions (no computation: see :mod:`ir_rarity.engine`)."""
 
 from ir_rarity.measures.ap_rare import AP_rare
+from ir_rarity.measures.asl import ASL
 from ir_rarity.measures.base import RarityMeasure, higher_is_better
 from ir_rarity.measures.p_rare import P_rare
 
-__all__ = ["AP_rare", "P_rare", "RarityMeasure", "higher_is_better"]
+__all__ = ["ASL", "AP_rare", "P_rare", "RarityMeasure", "higher_is_better"]

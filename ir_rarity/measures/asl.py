@@ -1,0 +1,121 @@
+r"""``ASL``: atomized search length (Alex, Hall & Metzler), over all relevant documents or a group of them."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import ClassVar
+
+from ir_measures.measures.base import Agg, ParamInfo
+
+from ir_rarity.errors import ParameterError
+from ir_rarity.measures.base import RarityMeasure
+
+__all__ = ["ASL", "UNRETRIEVED_CHOICES", "NanMeanAgg", "parse_group"]
+
+UNRETRIEVED_CHOICES = ("after_last", "eq3")
+"""Values of ``unretrieved``: where a relevant document the run did not retrieve is placed."""
+
+_GROUP = re.compile(r"^g(\d+)-(\d+)$")
+
+
+def parse_group(group: str) -> tuple[int, int]:
+    """``(A, B)`` of a group range written ``'gA-B'`` (the A-th to B-th best-placed relevant documents).
+
+    Raises:
+        ParameterError: not of the form ``gA-B``, ``A < 1`` or ``A > B``.
+
+    """
+    match = _GROUP.match(group) if isinstance(group, str) else None
+    if match is None:
+        raise ParameterError(f"ASL: group must be written 'gA-B' (e.g. ASL@g1-10), got {group!r}")
+    first, last = int(match.group(1)), int(match.group(2))
+    if first < 1:
+        raise ParameterError(f"ASL: the group range gA-B needs A >= 1, got {group!r}")
+    if first > last:
+        raise ParameterError(f"ASL: the group range gA-B needs A <= B, got {group!r}")
+    return first, last
+
+
+class NanMeanAgg(Agg):
+    """Mean that leaves NaN values out (a query without relevant documents has no ASL); NaN if nothing is left."""
+
+    def __init__(self) -> None:
+        self.sum = 0.0
+        self.count = 0
+
+    def add(self, value: float) -> None:
+        """Add one per-query value; NaN is skipped."""
+        if not math.isnan(value):
+            self.sum += value
+            self.count += 1
+
+    def result(self) -> float:
+        """The mean of the non-NaN values, or NaN when there were none."""
+        return self.sum / self.count if self.count else float("nan")
+
+
+class _ASL(RarityMeasure):
+    r"""Atomized search length of Alex, Hall & Metzler, eq. 1-5. Lower is better; 1 is optimal.
+
+    The mean, over the relevant documents of a query, of the number of non-relevant documents ranked above each
+    one, plus 1:
+
+    .. math:: ASL_{q,d} = irrel_{q,d} + 1, \qquad ASL_q = \frac{1}{n_q} \sum_{d=1}^{n_q} ASL_{q,d}
+
+    :math:`irrel_{q,d}` counts the non-relevant documents above :math:`d` (other relevant documents are ignored,
+    hence "atomized"); :math:`n_q` counts every relevant document of the query in the qrels, retrieved or not. A
+    relevant document the run did not retrieve is placed right after the run's last document,
+    :math:`irrel_q + 1` with :math:`irrel_q` the number of non-relevant documents the run retrieved for the query
+    (``unretrieved='after_last'``, the default, consistent with eq. 1), or gets :math:`irrel_q` exactly as eq. 3
+    writes it (``unretrieved='eq3'``). Either way these values are lower bounds on the true search length.
+
+    ``ASL@gA-B`` (eq. 5; ``ASL@g1-10`` replaces P@20, ``ASL@g1-1`` MRR) averages only the A-th to B-th
+    best-placed relevant documents: the retrieved ones in rank order, then the unretrieved ones. A query with
+    fewer than B relevant documents averages those it has from the A-th on.
+
+    Documents are ordered as trec_eval orders them; relevant means label >= ``rel``; unjudged documents are
+    non-relevant. A query without relevant documents (or with fewer than A) has no value: it is NaN and left out
+    of the mean over queries (``DEFAULT`` is NaN and the aggregator skips NaN). A query with relevant documents
+    for which the run retrieved nothing is *not* left out: all its relevant documents are unretrieved with
+    :math:`irrel_q = 0`, so it scores 1 (0 with ``'eq3'``) -- eq. 3 applied as written, the same lower bound as
+    for any short ranking.
+
+    .. cite:: Alex, Hall & Metzler. Atomized Search Length: Beyond User Models (2022).
+    """
+
+    __name__ = "ASL"
+    NAME = __name__
+    PRETTY_NAME = "Atomized search length"
+    SHORT_DESC = "Mean over relevant documents of 1 + the number of non-relevant documents ranked above each."
+    AT_PARAM = "group"
+    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+        "group": ParamInfo(dtype=str, default=None,
+                           desc="'gA-B': average the A-th to B-th best-placed relevant documents (default: all)"),
+        "rel": ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)"),
+        "unretrieved": ParamInfo(dtype=str, default="after_last", choices=UNRETRIEVED_CHOICES,
+                                 desc="value of an unretrieved relevant document: 'after_last' = irrel_q + 1 "
+                                      "(placed after the run's last document), 'eq3' = irrel_q (eq. 3 literally)"),
+    }
+    DEFAULT = float("nan")
+    HIGHER_IS_BETTER: ClassVar[bool] = False
+    NEEDS_POOL: ClassVar[bool] = False
+    SCORES_EMPTY_RANKINGS: ClassVar[bool] = True
+    """Queries the run retrieved nothing for are computed (all relevant documents unretrieved), not defaulted."""
+
+    def check_ranges(self) -> None:
+        """Check the group range (A >= 1, A <= B)."""
+        super().check_ranges()
+        if self["group"] is not None:
+            parse_group(self["group"])
+
+    def group_range(self) -> tuple[int, float]:
+        """``(A, B)`` of the group range; ``(1, inf)`` for plain ``ASL``."""
+        return (1, math.inf) if self["group"] is None else parse_group(self["group"])
+
+    def aggregator(self) -> Agg:
+        """Mean over the queries that have a value (NaN skipped)."""
+        return NanMeanAgg()
+
+
+ASL = _ASL()

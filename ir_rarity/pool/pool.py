@@ -25,6 +25,7 @@ from ir_rarity.engine.ranking import (
 )
 from ir_rarity.errors import DuplicateDocumentError, InputError
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.asl import NanMeanAgg
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.sources import iter_named_runs
 
@@ -201,6 +202,46 @@ class Pool:
             "score": self._score[sl],
             "rank": self._rank[sl] + 1,
         })
+
+    def subset(self, names: Iterable[str]) -> Pool:
+        """A pool of some of this pool's runs, as if only they had taken part.
+
+        The stored, already ordered and encoded arrays are sliced run by run (rows are sorted by run, so the
+        slices concatenate in order); nothing is re-read or re-sorted. S and S_d of the new pool count only the
+        chosen runs (or their teams, for a pool built with ``teams``). The query and document vocabularies are
+        kept whole, so qrels encoded with :meth:`encode_qrels` on either pool are valid for both; ``query_ids``
+        of the subset may therefore list queries that none of the chosen runs retrieved.
+
+        Args:
+            names: Names of the runs to keep; the new pool orders its runs as given.
+
+        Returns:
+            A new :class:`Pool`; this one is unchanged.
+
+        Raises:
+            KeyError: a name is not a run of this pool.
+            InputError: no names, or a name given twice.
+
+        """
+        names = list(names)
+        if not names:
+            raise InputError("subset needs at least one run name")
+        if len(set(names)) != len(names):
+            raise InputError("subset got the same run name twice")
+        missing = [n for n in names if n not in self._index]
+        if missing:
+            raise KeyError(f"no run named {missing[0]!r} in the pool")
+        picked = np.array([self._index[n] for n in names], dtype=np.int64)
+        starts, ends = self._run_start[picked], self._run_end[picked]
+        lengths = ends - starts
+        # Row positions of the chosen runs, run after run: start of each run plus the offset within it.
+        offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        rows = np.repeat(starts, lengths) + offsets
+        run = np.repeat(np.arange(len(names), dtype=self._run.dtype), lengths)
+        codes, uniques = pd.factorize(self._groups[picked])
+        group_names = [self._group_names[g] for g in uniques]
+        return type(self)(names, self._queries, self._docs, run, self._query[rows], self._doc[rows],
+                          self._score[rows], self._rank[rows], codes.astype(np.int64), group_names)
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> Pool:
@@ -404,6 +445,10 @@ def _aggregate(measure: ir_measures.Measure, values: np.ndarray) -> np.ndarray:
     """Per-run aggregate of a runs x queries matrix, with the measure's own aggregator semantics."""
     if type(measure.aggregator()) is ir_measures.MeanAgg:
         return values.mean(axis=1)
+    if type(measure.aggregator()) is NanMeanAgg:  # ASL: queries without a value (NaN) are left out
+        counts = (~np.isnan(values)).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, np.nansum(values, axis=1) / counts, np.nan)
     out = np.empty(values.shape[0])
     for r in range(values.shape[0]):
         agg = measure.aggregator()

@@ -1,0 +1,170 @@
+"""Pool.subset, Algorithm 1 (number of systems) and the synthetic experiment of Section 3 / Figure 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+from ir_rarity import Pool
+from ir_rarity.engine.evaluate import compute
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.meta import synthetic_rank_curve, system_count_robustness
+from ir_rarity.meta.robustness import _Sampler
+
+# ------------------------------------------------------------------ Pool.subset
+
+
+def test_subset_hand_equals_rebuilt(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    for names in (["A", "B"], ["C", "A"], ["B"], ["C", "B", "A"]):
+        sub = hand_pool.subset(names)
+        ref = Pool.from_runs({n: hand_pool.run(n) for n in names})
+        assert sub.names == names and sub.num_systems == len(names)
+        for depth in (None, 1, 2):
+            pd.testing.assert_frame_equal(sub.counts(depth), ref.counts(depth))
+        for n in names:
+            pd.testing.assert_frame_equal(sub.run(n), ref.run(n))
+        measures = ["P_rare(alpha=1)@2", "AP_rare(alpha=0.5)"]
+        pd.testing.assert_frame_equal(sub.evaluate(hand_qrels, measures), ref.evaluate(hand_qrels, measures))
+
+
+def test_subset_teams(hand_files: dict[str, Path]) -> None:
+    teams = {"A": "t1", "B": "t1", "C": "t2"}
+    pool = Pool.from_runs([hand_files[n] for n in "ABC"], teams=teams)
+    sub = pool.subset(["A", "B"])
+    assert sub.num_systems == 1 and sub.teams == {"A": "t1", "B": "t1"}
+    ref = Pool.from_runs({n: pool.run(n) for n in "AB"}, teams=teams)
+    pd.testing.assert_frame_equal(sub.counts(), ref.counts())
+    assert pool.subset(["C", "A"]).teams == {"C": "t2", "A": "t1"}
+
+
+def test_subset_errors(hand_pool: Pool) -> None:
+    with pytest.raises(KeyError):
+        hand_pool.subset(["A", "Z"])
+    with pytest.raises(InputError):
+        hand_pool.subset([])
+    with pytest.raises(InputError):
+        hand_pool.subset(["A", "A"])
+
+
+def test_subset_round1_counts(covid_pool: Pool) -> None:
+    names = covid_pool.names[3::7]
+    sub = covid_pool.subset(names)
+    ref = Pool.from_runs({n: covid_pool.run(n) for n in names})
+    assert len(sub) == len(names) and sub.num_systems == len(names)
+    pd.testing.assert_frame_equal(sub.counts(100), ref.counts(100))
+    pd.testing.assert_frame_equal(sub.counts(10), ref.counts(10))
+
+
+# ------------------------------------------------------------------ Algorithm 1
+
+
+def test_sampler_equals_subset(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    encoded = covid_pool.encode_qrels(covid_qrels)
+    sampler = _Sampler(covid_pool, encoded)
+    rng = np.random.default_rng(5)
+    for measure in ["P_rare(alpha=1)@100", "AP_rare(alpha=0.5)@100", "P_rare(bounded=True)@10", "AP_rare"]:
+        m = ir_measures.parse_measure(measure)
+        picked = rng.choice(len(covid_pool), size=9, replace=False)
+        ref = compute(m, covid_pool.subset([covid_pool.names[i] for i in picked]).member_rows(encoded))
+        np.testing.assert_array_equal(sampler.scores(m, picked), ref)
+
+
+def test_robustness_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    # P_rare@2 means: full pool A > B = C. Sample {A, B} or {A, C}: tau 1. Sample {B, C}: B and C still tie on
+    # their own (d2 is retrieved by both, so its rarity is 0), tau undefined. N = 3 is the full pool: tau 1.
+    table = system_count_robustness(hand_pool, hand_qrels, "P_rare(alpha=1)@2", sizes=(2, 3), trials=30, seed=0)
+    assert list(table.columns) == ["size", "mean_tau", "std", "trials", "undefined"]
+    assert list(table["size"]) == [2, 3]
+    assert table["mean_tau"].tolist() == pytest.approx([1.0, 1.0])
+    assert 0 < table["undefined"].iloc[0] < 30
+    assert table["undefined"].iloc[1] == 0
+
+
+def test_robustness_errors(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    with pytest.raises(ParameterError):
+        system_count_robustness(hand_pool, hand_qrels, "P@2", sizes=(2,), trials=2)
+    with pytest.raises(ParameterError):
+        system_count_robustness(hand_pool, hand_qrels, "P_rare@2", sizes=(4,), trials=2)
+    with pytest.raises(ParameterError):
+        system_count_robustness(hand_pool, hand_qrels, "P_rare@2", sizes=(1,), trials=2)
+    with pytest.raises(ParameterError):
+        system_count_robustness(hand_pool, hand_qrels, "P_rare@2", sizes=(2,), trials=0)
+
+
+def test_robustness_teams_uses_subset(hand_files: dict[str, Path], hand_qrels: pd.DataFrame) -> None:
+    pool = Pool.from_runs([hand_files[n] for n in "ABC"], teams={"A": "t1", "B": "t1", "C": "t2"})
+    table = system_count_robustness(pool, hand_qrels, "P_rare(alpha=1)@2", sizes=(2, 3), trials=10, seed=1)
+    assert table["mean_tau"].dropna().between(-1, 1).all()
+
+
+def test_robustness_round1_deterministic(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    args = (covid_pool, covid_qrels, "AP_rare(alpha=1)@100")
+    first = system_count_robustness(*args, sizes=(2, 4, 16), trials=15, seed=7)
+    again = system_count_robustness(*args, sizes=(2, 4, 16), trials=15, seed=7)
+    pd.testing.assert_frame_equal(first, again)
+    assert first["mean_tau"].between(-1, 1).all()
+    assert (first["std"] >= 0).all()
+    assert (first["undefined"] <= 15).all()
+    # S_d from 16 of 143 runs barely changes the ranking of those 16 runs.
+    assert first["mean_tau"].iloc[-1] > 0.8
+
+
+# ------------------------------------------------------------------ Section 3 synthetic experiment
+
+
+def test_synthetic_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    # q1: relevant d1 (S_d 1 at depth 2), d2 (S_d 3), d5 (S_d 0); real P_rare@2 on q1 with S = 3:
+    # alpha 0: A 1, B 0.5, C 0.5; alpha 1: A 4/3, B 0.5, C 0.5. The newcomer makes S = 4.
+    curve = synthetic_rank_curve(hand_pool, hand_qrels, "q1", measure_cutoff=2, alphas=(0, 1))
+    assert list(curve.columns) == ["system", "alpha", "n_relevant", "rank", "value", "n_systems"]
+    got = {(r.system, r.alpha, r.n_relevant): (r.rank, r.value) for r in curve.itertuples()}
+    assert len(got) == 8
+    # rare, alpha 1: each simulated doc has S_d = 1 of S = 4, weight 1 + 3/4.
+    assert got[("rare", 1.0, 1)] == (2, pytest.approx(1.75 / 2))
+    assert got[("rare", 1.0, 2)] == (1, pytest.approx(1.75))
+    # common, alpha 1: d2 first (S_d 3 + 1 = 4, weight 1), then d1 (S_d 2, weight 1.5): 1.25 < A's 4/3.
+    assert got[("common", 1.0, 1)] == (2, pytest.approx(0.5))
+    assert got[("common", 1.0, 2)] == (2, pytest.approx(1.25))
+    # alpha 0 is P@2: both systems alike, and a tie with A goes to the newcomer.
+    for system in ("rare", "common"):
+        assert got[(system, 0.0, 1)] == (2, pytest.approx(0.5))
+        assert got[(system, 0.0, 2)] == (1, pytest.approx(1.0))
+    assert (curve["n_systems"] == 4).all()
+
+
+def test_synthetic_errors(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    with pytest.raises(InputError):
+        synthetic_rank_curve(hand_pool, hand_qrels, "nope", measure_cutoff=2)
+    with pytest.raises(ParameterError):
+        synthetic_rank_curve(hand_pool, hand_qrels, "q1", measure_cutoff=0)
+    with pytest.raises(ParameterError):
+        synthetic_rank_curve(hand_pool, hand_qrels, "q1", measure_cutoff=2, max_relevant=0)
+
+
+def test_synthetic_round1_alpha_zero_curves_coincide(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    curve = synthetic_rank_curve(covid_pool, covid_qrels, "12", alphas=(0, 1), max_relevant=60)
+    zero = curve[curve["alpha"] == 0].pivot(index="n_relevant", columns="system", values="rank")
+    assert (zero["rare"] == zero["common"]).all()
+    assert zero["rare"].is_monotonic_decreasing
+    one = curve[curve["alpha"] == 1].pivot(index="n_relevant", columns="system", values="rank")
+    assert (one["rare"] <= one["common"]).all()  # rare relevant documents are worth more
+    assert curve["rank"].between(1, len(covid_pool) + 1).all()
+
+
+def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(0.5,), max_relevant=40)
+    topic = covid_qrels[covid_qrels["query_id"] == "6"]
+    rare = [f"ir_rarity-synthetic-{i:04d}" for i in range(1, 41)]
+    extended = pd.concat([topic, pd.DataFrame({"query_id": "6", "doc_id": rare, "relevance": 1})],
+                         ignore_index=True)
+    encoded = covid_pool.encode_qrels(extended)
+    m = ir_measures.parse_measure("P_rare(alpha=0.5)@100")
+    for n in (1, 17, 40):
+        run = pd.DataFrame({"query_id": "6", "doc_id": rare[:n], "score": np.arange(n, 0, -1.0)})
+        direct = float(compute(m, covid_pool.run_rows(run, encoded))[0, 0])
+        row = curve[(curve["system"] == "rare") & (curve["n_relevant"] == n)]
+        assert float(row["value"].iloc[0]) == direct

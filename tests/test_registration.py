@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -35,12 +36,28 @@ def test_registered_with_ir_measures() -> None:
     assert ir_rarity.higher_is_better(P_rare @ 10) and ir_rarity.higher_is_better("nDCG@10")
 
 
-def test_pyterrier_measures_imported_before_ir_rarity() -> None:
-    code = ("import pyterrier.measures as m; assert not hasattr(m, 'P_rare'); import ir_rarity; "
-            "assert m.P_rare is ir_rarity.P_rare and m.AP_rare is ir_rarity.AP_rare; print('ok')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+def test_pyterrier_measures_copied_before_registration_gets_the_measures() -> None:
+    # Installed, ir_rarity is loaded by PyTerrier's entry point and by the ir_measures start-up hook, so the
+    # measures are normally in ir_measures' registry before pyterrier.measures copies it. Recreate the other
+    # order on the real module (a copy made before registration) and check that registering repairs it.
+    code = ("import pyterrier.measures as m, ir_rarity\n"
+            "from ir_rarity.integrations import registration\n"
+            "del m.P_rare, m.AP_rare, m.ASL\n"
+            "registration.register()\n"
+            "assert m.P_rare is ir_rarity.P_rare and m.AP_rare is ir_rarity.AP_rare and m.ASL is ir_rarity.ASL\n"
+            "print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "IR_RARITY_NO_HOOK": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_import_pyterrier_alone_exposes_the_measures() -> None:
+    code = "import pyterrier as pt, pyterrier.measures as m; print(m.P_rare, pt.rarity.P_rare)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "IR_RARITY_NO_HOOK": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["P_rare", "P_rare"]
 
 
 def test_pyterrier_measures_imported_after_ir_rarity() -> None:

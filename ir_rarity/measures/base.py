@@ -103,6 +103,9 @@ def rarity_params(cutoff_required: bool) -> dict[str, ParamInfo]:
         "bounded": ParamInfo(dtype=bool, default=False,
                              desc="use the [0, 1]-bounded variant of section 5.2 (eq. 4) with "
                                   "R'(d) = 1 - (S_d - 1)/(S - 1)"),
+        "pool": ParamInfo(dtype=str, default=None,
+                          desc="runs to build the pool from when none is active (a run file, directory or glob, "
+                               "e.g. pool='runs/*.gz'); the IR_RARITY_POOL environment variable does the same"),
     }
 
 

@@ -22,7 +22,9 @@ _STACK: contextvars.ContextVar[tuple[Pool, ...]] = contextvars.ContextVar("ir_ra
 NO_POOL_MESSAGE = (
     "{what} needs a pool of runs to count S_d (how many systems retrieved each document), and none is active. "
     "Build one with ir_rarity.Pool.from_runs(...) (a dict of runs, TREC run files, a directory or a glob) and "
-    "evaluate inside `with pool:`, or call pool.evaluate(qrels, measures)."
+    "evaluate inside `with pool:`, or call pool.evaluate(qrels, measures). Outside Python (e.g. the ir_measures "
+    "command), give the measure a pool parameter naming the runs, as in P_rare(pool='runs/*.gz')@100, or set "
+    "the IR_RARITY_POOL environment variable to a run file, directory or glob."
 )
 
 

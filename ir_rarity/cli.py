@@ -1,0 +1,434 @@
+"""The ``ir-rarity`` command: evaluate runs with rarity measures, export pools, meta-evaluate, demo.
+
+Sub-commands::
+
+    ir-rarity eval QRELS RUNS... -m MEASURE... [--pool PATH...] [--depth K] [--teams SPEC] [--format F] [-q]
+    ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
+    ir-rarity meta QRELS RUNS... --out DIR
+    ir-rarity demo
+
+Bad input (a missing file, a malformed line, an unknown measure) ends with one line
+``ir-rarity: error: <message>`` on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ir_rarity.errors import InputError, RarityError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ir_rarity.pool.pool import Pool
+
+__all__ = ["main"]
+
+PROG = "ir-rarity"
+FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex")
+DEMO_MEASURES = ["P@100", "P_rare(alpha=0.5)@100", "P_rare@100", "AP_rare"]
+_GLOB_CHARS = set("*?[")
+
+
+class _UsageError(Exception):
+    """A command-line usage problem found after parsing (exit 2, one line)."""
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+def _expand(spec: str) -> list[Path]:
+    """The files a RUNS argument names (for the --output check): a file, a directory's files, or a glob."""
+    path = Path(spec)
+    if path.is_dir():
+        return [p for p in path.iterdir() if p.is_file()]
+    if _GLOB_CHARS & set(spec):
+        return [Path(p) for p in glob.glob(spec)]
+    return [path]
+
+
+def _runs_spec(specs: Sequence[str]) -> str | list[str]:
+    """One argument goes to Pool.from_runs as is (a single file is split by tag); several are a list of runs."""
+    return specs[0] if len(specs) == 1 else list(specs)
+
+
+def _read_teams(spec: str) -> dict[str, str]:
+    """``FILE`` (CSV with columns run, team) or ``FILE:COLUMN`` (CSV with a run column) -> {run: team}."""
+    import pandas as pd
+
+    path, column = spec, "team"
+    if not Path(spec).exists() and ":" in spec:
+        path, column = spec.rsplit(":", 1)
+    if not Path(path).is_file():
+        raise InputError("no such teams file", path)
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for needed in ("run", column):
+        if needed not in frame.columns:
+            raise InputError(f"teams file has no column {needed!r} (found {list(frame.columns)})", path)
+    return dict(zip(frame["run"], frame[column], strict=True))
+
+
+def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
+    import ir_measures
+
+    from ir_rarity.measures.base import RarityMeasure
+
+    measures = []
+    for text in texts:
+        try:
+            measure = ir_measures.parse_measure(text)
+        except Exception as e:  # ir_measures raises NameError for unknown names, ValueError for bad syntax
+            raise ValueError(f"cannot parse measure {text!r}: {e}") from None
+        if isinstance(measure, RarityMeasure):
+            if (depth is not None and "depth" in measure.SUPPORTED_PARAMS and "depth" not in measure.params):
+                measure = measure(depth=depth)
+            measure.validate_params()
+        measures.append(measure)
+    return measures
+
+
+def _build_pool(runs: Sequence[str], extra: Sequence[str] | None, teams: str | None,
+                duplicates: str) -> tuple[Pool, list[str]]:
+    """The pool of ``runs`` plus ``extra`` (in the pool, not scored), and the names of the scored runs."""
+    from ir_rarity.pool.pool import Pool
+    from ir_rarity.pool.sources import iter_named_runs
+
+    team_map = _read_teams(teams) if teams else None
+    if not extra:
+        pool = Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates)  # type: ignore[arg-type]
+        return pool, pool.names
+    named: dict[str, Any] = {}
+    scored: list[str] = []
+    for specs, is_scored in ((runs, True), (extra, False)):
+        for name, frame in iter_named_runs(_runs_spec(specs)):
+            if name in named:
+                raise InputError(f"two runs are named {name!r}; run names must be unique")
+            named[name] = frame
+            if is_scored:
+                scored.append(name)
+    return Pool.from_runs(named, teams=team_map, duplicates=duplicates), scored  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------- output
+def _fmt(value: Any, places: int) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return f"{value:.{places}f}" if places >= 0 else repr(value)
+    return str(value)
+
+
+def _latex_escape(text: str) -> str:
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(special.get(c, c) for c in text)
+
+
+def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
+    return bool(rows) and isinstance(rows[0][i], (int, float)) and not isinstance(rows[0][i], bool)
+
+
+def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int = 4,
+           header: bool = True) -> str:
+    """Render a table as tsv, csv, jsonl, markdown or latex text (ending with a newline).
+
+    Args:
+        columns: Column names.
+        rows: Rows of values (floats are printed with ``places`` decimals, except in jsonl).
+        fmt: One of :data:`FORMATS`.
+        places: Decimals for floats (-1: full precision).
+        header: Print a header line (tsv only; the other formats always name their columns).
+
+    """
+    if fmt == "jsonl":
+        lines = [json.dumps({c: (None if isinstance(v, float) and math.isnan(v) else v)
+                             for c, v in zip(columns, row, strict=True)}) for row in rows]
+        return "".join(line + "\n" for line in lines)
+    cells = [[_fmt(v, places) for v in row] for row in rows]
+    if fmt == "tsv":
+        lines = (["\t".join(columns)] if header else []) + ["\t".join(r) for r in cells]
+        return "".join(line + "\n" for line in lines)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(cells)
+        return buffer.getvalue()
+    if fmt == "markdown":
+        def line(values: Sequence[str]) -> str:
+            return "| " + " | ".join(v.replace("|", r"\|") for v in values) + " |"
+        align = ["---"] + ["---:" if _numeric(rows, i) else "---" for i in range(1, len(columns))]
+        return "\n".join([line(columns), "| " + " | ".join(align) + " |", *(line(r) for r in cells)]) + "\n"
+    if fmt == "latex":
+        spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
+        body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
+        body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
+        return "\n".join([rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
+                          r"\end{tabular}"]) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def _check_output(output: str | None, inputs: Sequence[Path]) -> None:
+    if output is None:
+        return
+    out = Path(output)
+    if out.is_dir():
+        raise InputError("is a directory, expected an output file", output)
+    target = os.path.realpath(out)
+    for p in inputs:
+        if os.path.realpath(p) == target or (out.exists() and p.exists() and os.path.samefile(p, out)):
+            raise InputError("refusing to write over an input file", output)
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, then ``os.replace``."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError("the folder of the output file does not exist", str(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_atomic(output, text)
+
+
+def ranked_table(pool: Pool, qrels: Any, measures: Sequence[Any], scored: Sequence[str] | None = None
+                 ) -> pd.DataFrame:
+    """``pool.evaluate`` restricted to the ``scored`` runs, best first by the first measure's own direction."""
+    from ir_rarity.measures.base import higher_is_better
+
+    table = pool.evaluate(qrels, list(measures))
+    if scored is not None:
+        table = table.loc[list(scored)]
+    first = str(measures[0])
+    table = table.sort_index(kind="mergesort")
+    return table.sort_values(first, ascending=not higher_is_better(measures[0]), kind="mergesort")
+
+
+# ---------------------------------------------------------------------------------------------- commands
+def _cmd_eval(args: argparse.Namespace) -> int:
+    inputs = [Path(args.qrels)] + [p for s in [*args.runs, *(args.pool or [])] for p in _expand(s)]
+    if args.teams:
+        inputs.append(Path(args.teams if Path(args.teams).exists() else args.teams.rsplit(":", 1)[0]))
+    _check_output(args.output, inputs)
+    measures = _parse_measures(args.measures, args.depth)
+    from ir_rarity.io.frames import as_qrels_frame
+
+    qrels = as_qrels_frame(args.qrels)
+    pool, scored = _build_pool(args.runs, args.pool, args.teams, args.duplicates)
+    if args.per_query:
+        long = pool.evaluate(qrels, measures, by_query=True)
+        long = long[long["run"].isin(set(scored))]
+        rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
+        text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False)
+    else:
+        table = ranked_table(pool, qrels, measures, scored)
+        rows = [(name, *(float(v) for v in values)) for name, values in zip(table.index, table.to_numpy(),
+                                                                             strict=True)]
+        text = render(["run", *table.columns], rows, args.format, args.places)
+    _emit(text, args.output)
+    return 0
+
+
+def judging_pool(pool: Pool, depth: int) -> pd.DataFrame:
+    """The depth-k judging pool: every (query, document) in some run's top ``depth``, with how many runs have it.
+
+    Returns:
+        A DataFrame ``query_id, doc_id, n_runs`` sorted by query id then docno. ``n_runs`` counts runs, even for a
+        pool built with teams.
+
+    """
+    import pandas as pd
+
+    frames = [pool.run(name) for name in pool.names]
+    rows = pd.concat([f.loc[f["rank"] <= depth, ["query_id", "doc_id"]] for f in frames], ignore_index=True)
+    out = rows.groupby(["query_id", "doc_id"], sort=True).size().rename("n_runs").reset_index()
+    return out
+
+
+def _write_frame(frame: pd.DataFrame, path: str) -> None:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise InputError("writing parquet needs pyarrow: pip install 'ir_rarity[parquet]' (or write .csv)",
+                             path) from None
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        write_atomic(path, buffer.getvalue())
+    elif suffix == ".csv":
+        write_atomic(path, frame.to_csv(index=False))
+    else:
+        raise InputError("unknown output type: name the file .csv or .parquet", path)
+
+
+def _cmd_pool(args: argparse.Namespace) -> int:
+    inputs = [p for s in args.runs for p in _expand(s)]
+    for out in (args.out, args.judging_pool):
+        _check_output(out, inputs)
+        if out is not None and Path(out).suffix.lower() not in (".csv", ".parquet"):
+            raise InputError("unknown output type: name the file .csv or .parquet", out)
+    pool, _ = _build_pool(args.runs, None, args.teams, args.duplicates)
+    if args.out is None and args.judging_pool is None:
+        raise _UsageError("nothing to write: give --out FILE and/or --judging-pool FILE")
+    if args.out is not None:
+        _write_frame(pool.counts(args.depth), args.out)
+    if args.judging_pool is not None:
+        if args.depth is None:
+            raise _UsageError("--judging-pool needs --depth K")
+        _write_frame(judging_pool(pool, args.depth), args.judging_pool)
+    print(f"{pool!r}", file=sys.stderr)
+    return 0
+
+
+def _cmd_meta(args: argparse.Namespace) -> int:
+    try:
+        from ir_rarity.meta.report import write_report
+    except ImportError as e:
+        raise _UsageError(f"meta-evaluation reports are not available in this version of ir_rarity ({e})") from None
+    from ir_rarity.io.frames import as_qrels_frame
+
+    qrels = as_qrels_frame(args.qrels)
+    pool, _ = _build_pool(args.runs, None, args.teams, args.duplicates)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
+                          plots=not args.no_plots)
+    if result is not None:
+        print(result)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import ir_measures
+
+    from ir_rarity.datasets import covid_round1
+    from ir_rarity.io.frames import as_qrels_frame
+    from ir_rarity.pool.pool import Pool
+
+    start = time.perf_counter()
+    texts = list(DEMO_MEASURES)
+    if "ASL" in ir_measures.measures.registry:
+        texts += ["ASL@g1-10", "ASL"]
+    measures = _parse_measures(texts, None)
+    pool = Pool.from_runs(covid_round1.runs)
+    qrels = as_qrels_frame(covid_round1.qrels)
+    table = ranked_table(pool, qrels, measures)
+    out = sys.stdout
+    out.write(f"TREC-COVID round 1 (embedded): {len(pool)} runs, {qrels['query_id'].nunique()} topics, "
+              f"{len(qrels)} judgments\n\nTop {args.top} runs by {texts[0]}:\n\n")
+    rows = [(n, *(float(v) for v in vals)) for n, vals in zip(table.index, table.to_numpy(), strict=True)]
+    out.write(render(["run", *table.columns], rows[: args.top], "markdown", 4))
+
+    base, rare = "P@100", "P_rare(alpha=0.5)@100"
+    rank_base = table[base].rank(ascending=False, method="min").astype(int)
+    rank_rare = table[rare].rank(ascending=False, method="min").astype(int)
+    gain = rank_base - rank_rare
+    gain = gain.loc[sorted(gain.index, key=lambda n: (-gain[n], rank_rare[n], n))]
+    moved = [(n, int(rank_base[n]), int(rank_rare[n]), int(gain[n]), float(table.loc[n, base]),
+              float(table.loc[n, rare])) for n in gain.index[: args.top]]
+    out.write(f"\nRuns that rarity moves up most (rank by {base} -> rank by {rare}):\n\n")
+    out.write(render(["run", f"rank {base}", f"rank {rare}", "gain", base, rare], moved, "markdown", 4))
+    out.write(f"\n({time.perf_counter() - start:.1f} s. Try: {PROG} eval QRELS RUNS -m 'P_rare(alpha=0.5)@100')\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- parser
+def _add_pool_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--teams", metavar="SPEC",
+                   help="count teams, not runs: a CSV with columns run,team, or CSV:COLUMN naming the team column")
+    p.add_argument("--duplicates", choices=("error", "first"), default="error",
+                   help="a document listed twice for a query: refuse the run (default, as trec_eval) or keep the "
+                        "highest-scored occurrence")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``ir-rarity``."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Rarity measures and pool-aware evaluation of TREC runs.")
+    from ir_rarity import __version__
+
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("eval", help="evaluate runs (rarity and standard measures), one row per run",
+                       description="Evaluate RUNS against QRELS. RUNS: run files, folders or globs; a single file "
+                                   "is split into runs by its tag column.")
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
+    p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
+    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", required=True,
+                   help="measures in ir_measures syntax, e.g. 'P_rare(alpha=0.5)@100' AP_rare P@10")
+    p.add_argument("--pool", metavar="PATH", nargs="+",
+                   help="more runs that count in the pool (S, S_d) but are not scored")
+    p.add_argument("--depth", type=int, help="depth S_d is counted at, for rarity measures that do not set one")
+    p.add_argument("--format", choices=FORMATS, default="tsv", help="output format (default tsv)")
+    p.add_argument("-q", "--per-query", action="store_true", help="per-query values: run, query_id, measure, value")
+    p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
+    _add_pool_options(p)
+    p.set_defaults(func=_cmd_eval)
+
+    p = sub.add_parser("pool", help="export the S_d table and/or the depth-k judging pool")
+    p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
+    p.add_argument("--depth", type=int, help="count the runs' top K only (default: whole runs)")
+    p.add_argument("--out", metavar="FILE", help="S_d table: query_id, doc_id, S_d (.csv or .parquet)")
+    p.add_argument("--judging-pool", metavar="FILE", help="union of the runs' top K: query_id, doc_id, n_runs")
+    _add_pool_options(p)
+    p.set_defaults(func=_cmd_pool)
+
+    p = sub.add_parser("meta", help="meta-evaluation report (rankings, discriminative power, stability)")
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
+    p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
+    p.add_argument("--out", metavar="DIR", required=True, help="folder to write the report into")
+    p.add_argument("--cutoff", type=int, default=100, help="rank cutoff k of every measure and S_d depth (100)")
+    p.add_argument("--trials", type=int, default=1000, help="trials of the stability and robustness analyses")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
+    p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
+    _add_pool_options(p)
+    p.set_defaults(func=_cmd_meta)
+
+    p = sub.add_parser("demo", help="the main job on the embedded TREC-COVID round 1, no file needed")
+    p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``ir-rarity`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (RarityError, OSError, ValueError, LookupError, _UsageError) as e:
+        message = " ".join(str(e).split()) or type(e).__name__
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The ``ir-rarity`` command and the stock ``ir_measures`` command, driven as subprocesses."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ir_rarity import Pool
+from ir_rarity.cli import main
+
+MEASURES = ["P_rare@2", "P_rare(alpha=0.5)@3", "AP_rare", "P@2"]
+BIN = Path(sys.executable).parent
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, script: bool = False) -> subprocess.CompletedProcess:
+    cmd = [str(BIN / "ir-rarity")] if script else [sys.executable, "-m", "ir_rarity"]
+    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+
+
+def assert_error(result: subprocess.CompletedProcess, *words: str) -> None:
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ir-rarity: error: "), result.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+@pytest.fixture
+def expected(hand_files: dict[str, Path]) -> pd.DataFrame:
+    pool = Pool.from_runs([hand_files[n] for n in "ABC"])
+    return pool.evaluate(hand_files["qrels"], MEASURES)
+
+
+@pytest.fixture
+def multi_run_file(hand_files: dict[str, Path], tmp_path: Path) -> Path:
+    path = tmp_path / "all.run"
+    path.write_text("".join(hand_files[n].read_text() for n in "ABC"))
+    return path
+
+
+def test_eval_jsonl_matches_python_api(hand_files, expected):
+    result = run_cli("eval", hand_files["qrels"], *(hand_files[n] for n in "ABC"), "-m", *MEASURES,
+                     "--format", "jsonl", script=True)
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert sorted(r["run"] for r in rows) == ["A", "B", "C"]
+    firsts = [r[MEASURES[0]] for r in rows]
+    assert firsts == sorted(firsts, reverse=True)
+    for row in rows:
+        for m in MEASURES:
+            assert row[m] == pytest.approx(expected.loc[row["run"], m], abs=1e-12)
+
+
+def test_eval_tsv_single_file_split_by_tag(hand_files, expected, multi_run_file):
+    result = run_cli("eval", hand_files["qrels"], multi_run_file, "-m", *MEASURES, "-p", "-1")
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(io.StringIO(result.stdout), sep="\t", index_col="run")
+    assert list(table.columns) == MEASURES
+    pd.testing.assert_frame_equal(table.sort_index(), expected.sort_index(), check_names=False, rtol=1e-12)
+
+
+def test_every_format_in_process(hand_files, expected, capsys):
+    args = ["eval", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "-m", *MEASURES]
+    for fmt in ("csv", "markdown", "latex", "tsv", "jsonl"):
+        assert main([*args, "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert "P_rare(alpha=0.5)@3" in out.replace(r"\_", "_")
+        if fmt == "csv":
+            rows = list(csv.DictReader(io.StringIO(out)))
+            assert {r["run"] for r in rows} == {"A", "B", "C"}
+            for r in rows:
+                assert float(r["AP_rare"]) == pytest.approx(expected.loc[r["run"], "AP_rare"], abs=5e-5)
+        elif fmt == "markdown":
+            assert out.splitlines()[0].startswith("| run | P_rare@2") and "| --- |" in out
+        elif fmt == "latex":
+            assert out.startswith(r"\begin{tabular}") and r"P\_rare@2" in out and out.count(r"\\") == 4
+
+
+def test_per_query_long_output(hand_files):
+    result = run_cli("eval", hand_files["qrels"], *(hand_files[n] for n in "ABC"), "-m", "P_rare@2", "P@2", "-q",
+                     "-p", "-1")
+    assert result.returncode == 0, result.stderr
+    got = pd.read_csv(io.StringIO(result.stdout), sep="\t", names=["run", "query_id", "measure", "value"],
+                      dtype={"query_id": str})
+    want = Pool.from_runs([hand_files[n] for n in "ABC"]).evaluate(hand_files["qrels"], ["P_rare@2", "P@2"],
+                                                                   by_query=True)
+    key = ["run", "query_id", "measure"]
+    merged = got.merge(want, on=key, suffixes=("", "_api"))
+    assert len(merged) == len(want) == len(got)
+    assert (merged["value"] - merged["value_api"]).abs().max() < 1e-12
+
+
+def test_pool_only_runs_are_counted_not_scored(hand_files, expected, capsys):
+    assert main(["eval", str(hand_files["qrels"]), str(hand_files["A"]), "--pool", str(hand_files["B"]),
+                 str(hand_files["C"]), "-m", *MEASURES, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["run"] for r in rows] == ["A"]
+    for m in MEASURES:
+        assert rows[0][m] == pytest.approx(expected.loc["A", m], abs=1e-12)
+
+
+def test_depth_and_teams(hand_files, tmp_path, capsys):
+    teams = tmp_path / "teams.csv"
+    teams.write_text("run,team,group\nA,t1,g\nB,t1,g\nC,t2,g\n")
+    runs = [str(hand_files[n]) for n in "ABC"]
+    assert main(["eval", str(hand_files["qrels"]), *runs, "-m", "P_rare@3", "--depth", "1", "--teams", str(teams),
+                 "--format", "jsonl"]) == 0
+    rows = {r["run"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    pool = Pool.from_runs(runs, teams={"A": "t1", "B": "t1", "C": "t2"})
+    want = pool.evaluate(hand_files["qrels"], ["P_rare(depth=1)@3"])
+    for name in "ABC":
+        assert rows[name]["P_rare(depth=1)@3"] == pytest.approx(want.loc[name, "P_rare(depth=1)@3"], abs=1e-12)
+    assert main(["eval", str(hand_files["qrels"]), *runs, "-m", "P_rare@3", "--teams", f"{teams}:group",
+                 "--format", "jsonl"]) == 0
+    one_team = Pool.from_runs(runs, teams=dict.fromkeys("ABC", "g")).evaluate(hand_files["qrels"], ["P_rare@3"])
+    for row in map(json.loads, capsys.readouterr().out.splitlines()):
+        assert row["P_rare@3"] == pytest.approx(one_team.loc[row["run"], "P_rare@3"], abs=1e-12)
+
+
+def test_errors_are_one_line_exit_2(hand_files, tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 1.0 X\nq1 Q0 d2 2 notanumber X\n")
+    qrels, a = hand_files["qrels"], hand_files["A"]
+    assert_error(run_cli("eval", qrels, tmp_path / "missing.run", "-m", "P@2"), "missing.run")
+    assert_error(run_cli("eval", qrels, a, "-m", "Nonsense@3"), "Nonsense@3")
+    assert_error(run_cli("eval", qrels, a, "-m", "P_rare(alpha=-1)@3"), "alpha")
+    assert_error(run_cli("eval", qrels, bad, "-m", "P@2"), "bad.run:2")
+
+
+def test_output_is_atomic_and_refuses_inputs(hand_files, tmp_path, capsys):
+    out = tmp_path / "table.tsv"
+    args = ["eval", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "-m", "P_rare@2"]
+    assert main([*args, "--output", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    assert out.read_text().startswith("run\tP_rare@2\n")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+    before = hand_files["A"].read_text()
+    assert main([*args, "--output", str(hand_files["A"])]) == 2
+    assert "refusing to write over an input file" in capsys.readouterr().err
+    assert hand_files["A"].read_text() == before
+    result = run_cli("eval", hand_files["qrels"], tmp_path / "*", "-m", "P@2", "--output", hand_files["qrels"])
+    assert_error(result, "refusing")
+
+
+def test_pool_export(hand_files, tmp_path):
+    runs = [hand_files[n] for n in "ABC"]
+    counts, judging = tmp_path / "counts.csv", tmp_path / "judge.parquet"
+    result = run_cli("pool", *runs, "--depth", "2", "--out", counts, "--judging-pool", judging)
+    assert result.returncode == 0, result.stderr
+    pool = Pool.from_runs(runs)
+    got = pd.read_csv(counts, dtype={"query_id": str, "doc_id": str})
+    pd.testing.assert_frame_equal(got, pool.counts(2), check_dtype=False)
+    jp = pd.read_parquet(judging)
+    assert list(jp.columns) == ["query_id", "doc_id", "n_runs"]
+    top2 = pd.concat([pool.run(n).query("rank <= 2") for n in pool.names])
+    assert len(jp) == len(top2.drop_duplicates(["query_id", "doc_id"]))
+    assert int(jp["n_runs"].sum()) == len(top2)
+    assert_error(run_cli("pool", *runs, "--out", tmp_path / "x.txt"), ".csv or .parquet")
+
+
+def test_meta_command(hand_files, tmp_path):
+    runs = [hand_files[n] for n in "ABC"]
+    try:
+        import ir_rarity.meta.report  # noqa: F401
+    except ImportError:
+        assert_error(run_cli("meta", hand_files["qrels"], *runs, "--out", tmp_path / "rep"), "not available")
+    else:
+        result = run_cli("meta", hand_files["qrels"], *runs, "--out", tmp_path / "rep", "--cutoff", "3",
+                         "--trials", "5", "--no-plots")
+        assert result.returncode == 0, result.stderr
+        assert (tmp_path / "rep" / "report.md").exists()
+
+
+def test_demo_runs_fast():
+    start = time.perf_counter()
+    result = run_cli("demo", "--top", "5")
+    assert result.returncode == 0, result.stderr
+    assert time.perf_counter() - start < 15
+    assert "143 runs" in result.stdout and "moves up most" in result.stdout
+    assert "P_rare(alpha=0.5)@100" in result.stdout
+
+
+# ------------------------------------------------------------------ the stock ir_measures command
+def test_startup_hook_is_light_and_registers():
+    code = "import sys; print(any(m in sys.modules for m in ('numpy', 'pandas', 'ir_rarity')))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    code = "import ir_measures; print('P_rare' in ir_measures.measures.registry)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "True"
+
+
+def test_stock_ir_measures_command(hand_files):
+    runs = [hand_files[n] for n in "ABC"]
+    folder = str(runs[0].parent / "[ABC]")
+    want = Pool.from_runs(folder).evaluate(hand_files["qrels"], ["P_rare(alpha=0.5)@3", "AP_rare", "P@2"])
+    ir_measures = str(BIN / "ir_measures")
+    measures = ["P_rare(alpha=0.5)@3", "AP_rare", "P@2"]
+    with_env = subprocess.run([ir_measures, str(hand_files["qrels"]), str(hand_files["B"]), *measures, "-p", "10"],
+                              capture_output=True, text=True, env={**os.environ, "IR_RARITY_POOL": folder})
+    assert with_env.returncode == 0, with_env.stderr
+    got = dict(line.split("\t") for line in with_env.stdout.splitlines())
+    for m in measures:
+        assert float(got[m]) == pytest.approx(want.loc["B", m], abs=1e-9)
+    param = f"P_rare(alpha=0.5,pool='{folder}')@3"
+    env = {k: v for k, v in os.environ.items() if k != "IR_RARITY_POOL"}
+    with_param = subprocess.run([ir_measures, str(hand_files["qrels"]), str(hand_files["B"]), param, "-p", "10"],
+                                capture_output=True, text=True, env=env)
+    assert with_param.returncode == 0, with_param.stderr
+    assert float(with_param.stdout.split("\t")[1]) == pytest.approx(want.loc["B", "P_rare(alpha=0.5)@3"], abs=1e-9)
+    no_pool = subprocess.run([ir_measures, str(hand_files["qrels"]), str(hand_files["B"]), "AP_rare"],
+                             capture_output=True, text=True, env=env)
+    assert no_pool.returncode != 0 and "IR_RARITY_POOL" in no_pool.stderr and "pool=" in no_pool.stderr

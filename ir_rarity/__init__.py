@@ -16,9 +16,10 @@ from ir_rarity.errors import (
     ParameterError,
     RarityError,
 )
+from ir_rarity.integrations.pyterrier import Experiment
 from ir_rarity.integrations.registration import register as _register
 from ir_rarity.io import read_trec_qrels, read_trec_run
-from ir_rarity.measures import AP_rare, P_rare, RarityMeasure, higher_is_better
+from ir_rarity.measures import ASL, AP_rare, P_rare, RarityMeasure, higher_is_better
 from ir_rarity.pool import Pool, active_pool
 
 __version__ = "0.1.0"
@@ -26,8 +27,10 @@ __version__ = "0.1.0"
 _register()
 
 __all__ = [
+    "ASL",
     "AP_rare",
     "DuplicateDocumentError",
+    "Experiment",
     "InputError",
     "NoActivePoolError",
     "P_rare",

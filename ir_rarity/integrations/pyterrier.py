@@ -1,0 +1,293 @@
+"""``ir_rarity.Experiment``: ``pt.Experiment`` with a pool built from the systems being compared.
+
+PyTerrier evaluates each system on its own; rarity measures need all of them at once. :func:`Experiment` runs
+every system once, builds a :class:`~ir_rarity.Pool` from all their results (plus the runs of an optional
+campaign ``pool``), and then lets ``pt.Experiment`` evaluate the results inside ``with pool:``. Afterwards it
+fixes what ``pt.Experiment`` cannot know: measures where lower is better (baseline win/loss counts and
+highlighting) and measures whose mean skips undefined queries.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from ir_rarity.errors import InputError
+from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.base import higher_is_better
+from ir_rarity.pool.pool import Pool
+
+__all__ = ["Experiment", "as_topics_frame"]
+
+MeasureLike = ir_measures.Measure | str
+
+
+def as_topics_frame(topics: Any) -> pd.DataFrame:
+    """Topics as a PyTerrier frame (``qid, query``) from a DataFrame, a topics file, or an ir_datasets dataset/id.
+
+    For an ir_datasets dataset the query text is ``query.default_text()`` (the title for TREC topics).
+    """
+    if isinstance(topics, pd.DataFrame):
+        return topics
+    if isinstance(topics, str):
+        import os
+
+        if os.path.isfile(topics):
+            import pyterrier as pt
+
+            return pt.io.read_topics(topics)
+        import ir_datasets
+
+        try:
+            topics = ir_datasets.load(topics)
+        except KeyError:
+            raise InputError("no such topics file, nor an ir_datasets dataset of that id", topics) from None
+    if hasattr(topics, "queries_iter"):
+        rows = [(q.query_id, q.default_text()) for q in topics.queries_iter()]
+        return pd.DataFrame(rows, columns=["qid", "query"])
+    raise InputError(f"unsupported topics type {type(topics).__name__}: give a DataFrame, a topics file or an "
+                     "ir_datasets dataset or id")
+
+
+def _qrels_for_pyterrier(qrels: Any) -> pd.DataFrame:
+    frame = as_qrels_frame(qrels)
+    return frame.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+
+
+def _run_systems(systems: Sequence[Any], names: Sequence[str], topics: pd.DataFrame, verbose: bool
+                 ) -> tuple[list[pd.DataFrame], list[float]]:
+    from tqdm.auto import tqdm
+
+    results: list[pd.DataFrame] = []
+    seconds: list[float] = []
+    for system, name in tqdm(list(zip(systems, names, strict=True)), desc="systems", unit="system",
+                             disable=not verbose):
+        start = time.perf_counter()
+        result = system if isinstance(system, pd.DataFrame) else system.transform(topics)
+        seconds.append(time.perf_counter() - start)
+        if {"query_id", "doc_id"} <= set(result.columns) and not {"qid", "docno"} & set(result.columns):
+            result = result.rename(columns={"query_id": "qid", "doc_id": "docno"})  # ir_measures columns
+        if not {"qid", "docno", "score"} <= set(result.columns):
+            raise InputError(f"system {name!r} returned columns {list(result.columns)}; expected qid, docno, score")
+        results.append(result)
+    return results, seconds
+
+
+def _build_pool(results: Sequence[pd.DataFrame], names: Sequence[str], campaign: Any,
+                teams: Mapping[str, str] | None) -> Pool:
+    runs: dict[str, Any] = {}
+    if campaign is not None:
+        base = campaign if isinstance(campaign, Pool) else Pool.from_runs(campaign)
+        runs.update({n: base.run(n) for n in base.names})
+    for name, result in zip(names, results, strict=True):
+        if name in runs:
+            existing = Pool.from_runs({name: runs[name]})
+            if existing.member_of(result) is None:
+                raise InputError(f"system {name!r} has the name of a pool run but other results; rename it")
+            continue
+        if campaign is not None:
+            member = base.member_of(result)
+            if member is not None:  # already in the campaign under another name: counted once
+                continue
+        runs[name] = result
+    all_teams = None
+    if teams is not None:
+        all_teams = {n: teams.get(n, n) for n in runs}
+    return Pool.from_runs(runs, teams=all_teams)
+
+
+def _directional_fixes(table: pd.DataFrame, measures: Sequence[ir_measures.Measure]) -> pd.DataFrame:
+    """Swap the baseline win (+) and loss (-) counts of lower-is-better measures, so that + means better."""
+    table = table.copy()
+    for m in measures:
+        name = str(m)
+        plus, minus = f"{name} +", f"{name} -"
+        if not higher_is_better(m) and plus in table.columns and minus in table.columns:
+            table[[plus, minus]] = table[[minus, plus]].to_numpy()
+    return table
+
+
+def _highlight(table: pd.DataFrame, measures: Sequence[ir_measures.Measure], how: str) -> Any:
+    best_is_max = {str(m): higher_is_better(m) for m in measures}
+    best_is_max.update({f"{m!s} +": True for m in measures})
+    best_is_max.update({f"{m!s} -": False for m in measures})
+    if "mrt" in table.columns:
+        best_is_max["mrt"] = False
+    style = "font-weight: bold" if how == "bold" else "background-color: lightgreen"
+
+    def mark(column: pd.Series) -> list[str]:
+        if column.name not in best_is_max or not pd.api.types.is_numeric_dtype(column):
+            return [""] * len(column)
+        best = column.max() if best_is_max[column.name] else column.min()
+        return [style if v == best else "" for v in column]
+
+    return table.style.apply(mark, axis=0)
+
+
+def Experiment(
+    retr_systems: Sequence[Any] | Mapping[str, Any],
+    topics: Any,
+    qrels: Any,
+    eval_metrics: Sequence[MeasureLike],
+    names: Sequence[str] | None = None,
+    *,
+    pool: Any = None,
+    teams: Mapping[str, str] | None = None,
+    perquery: bool | str = False,
+    dataframe: bool = True,
+    baseline: int | str | None = None,
+    highlight: str | None = None,
+    round: int | Mapping[str, int] | None = None,
+    verbose: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """Compare systems like ``pt.Experiment``, with rarity measures computed against all of them.
+
+    Each system (a transformer, or a DataFrame of results) is run once on ``topics``. A pool is built from all
+    the results, plus the runs of ``pool`` when given (an existing campaign: a :class:`~ir_rarity.Pool` or
+    anything :meth:`Pool.from_runs` accepts), so that new systems are scored as if they had joined that
+    campaign; a system whose results equal a campaign run counts once. Then ``pt.Experiment`` evaluates the
+    results inside ``with pool:`` and every argument it knows (``baseline``, ``test``, ``correction``,
+    ``perquery``, ``round``, ``filter_by_qrels``, ``save_dir``...) means what it means there.
+
+    Measures may be ``ir_measures`` objects or strings in ir_measures syntax (``'P_rare(alpha=0.5)@100'``,
+    ``'ASL@g1-10'``, ``'nDCG@10'``); ``'mrt'`` (mean response time, ms per query) is measured here.
+    For measures where lower is better, the baseline columns ``"<measure> +"`` count queries where the
+    system is *better* (lower) than the baseline, and ``highlight`` marks the lowest value. Measures whose
+    aggregate skips undefined (NaN) queries are averaged that way.
+
+    Args:
+        retr_systems: Transformers or result DataFrames, as a list or a dict ``name -> system``.
+        topics: A DataFrame ``qid, query``, a topics file, or an ir_datasets dataset or id.
+        qrels: A DataFrame (PyTerrier or ir_measures columns), a qrels file, or an ir_datasets dataset or id.
+        eval_metrics: The measures.
+        names: System names (default: the dict keys, or ``str(system)``).
+        pool: Runs of an existing campaign to score the systems against.
+        teams: Optional ``run name -> team`` mapping for the pool (S then counts teams).
+        perquery: As in ``pt.Experiment``: False, True or ``"both"``.
+        dataframe: Return DataFrames (True) or dicts (False).
+        baseline: Index or name of the baseline system.
+        highlight: ``"bold"`` or ``"color"``: mark the best value of each measure column.
+        round: Round measure means to this many digits (or a dict per measure name).
+        verbose: Show progress while systems run.
+        **kwargs: Passed to ``pt.Experiment``.
+
+    Returns:
+        What ``pt.Experiment`` returns for these arguments.
+
+    .. versionadded:: 0.1.0
+    """
+    import pyterrier as pt
+
+    if isinstance(retr_systems, Mapping):
+        if names is not None:
+            raise ValueError("give names either as dict keys or as names=, not both")
+        names = [str(n) for n in retr_systems]
+        retr_systems = list(retr_systems.values())
+        if isinstance(baseline, str):
+            baseline = names.index(baseline)
+    systems = list(retr_systems)
+    names = [str(s) for s in systems] if names is None else [str(n) for n in names]
+    if len(names) != len(systems):
+        raise ValueError("names should be the same length as retr_systems")
+    if len(set(names)) != len(names):
+        raise ValueError(f"system names must be unique, got {names}")
+    want_mrt = "mrt" in eval_metrics
+    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in eval_metrics if m != "mrt"]
+    topics_frame = as_topics_frame(topics)
+    qrels_frame = _qrels_for_pyterrier(qrels)
+
+    results, seconds = _run_systems(systems, names, topics_frame, verbose)
+    the_pool = _build_pool(results, names, pool, teams)
+    with the_pool:
+        # pt.Experiment refuses per-query output together with a baseline: two calls, on results only.
+        per_query = pt.Experiment(results, topics_frame, qrels_frame, measures, names=names, perquery=True,
+                                  **{k: v for k, v in kwargs.items() if k not in ("test", "correction",
+                                                                                   "correction_alpha")})
+        averages = pt.Experiment(results, topics_frame, qrels_frame, measures, names=names, baseline=baseline,
+                                 **kwargs)
+    skipping = [m for m in measures if type(m.aggregator()) is not ir_measures.MeanAgg]
+    if skipping:
+        averages = _recompute_means(averages, per_query, skipping)
+        if baseline is not None:
+            averages = _recompute_tests(averages, per_query, skipping, names, baseline, kwargs)
+    averages = _directional_fixes(averages, measures)
+    if want_mrt:
+        n_topics = max(len(topics_frame), 1)
+        averages.insert(len(measures) + 1, "mrt", [1000.0 * s / n_topics for s in seconds])
+    if round is not None:
+        for m in [str(m) for m in measures] + (["mrt"] if want_mrt else []):
+            digits = round if isinstance(round, int) else round.get(m)
+            if digits is not None:
+                averages[m] = averages[m].round(digits)
+    if perquery is True:
+        return per_query if dataframe else _perquery_dict(per_query)
+    shown = averages
+    if not dataframe:
+        shown = {row["name"]: {c: row[c] for c in averages.columns if c != "name"} for _, row in averages.iterrows()}
+    elif highlight in ("bold", "color", "colour"):
+        shown = _highlight(averages, measures, "bold" if highlight == "bold" else "color")
+    if perquery == "both":
+        return shown, (per_query if dataframe else _perquery_dict(per_query))
+    return shown
+
+
+def _recompute_means(averages: pd.DataFrame, per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure]
+                     ) -> pd.DataFrame:
+    """Re-aggregate measures whose aggregator is not a plain mean (e.g. skips NaN) from the per-query values."""
+    averages = averages.copy()
+    for m in measures:
+        if type(m.aggregator()) is ir_measures.MeanAgg:
+            continue
+        values = per_query[per_query["measure"] == str(m)]
+        for i, name in enumerate(averages["name"]):
+            agg = m.aggregator()
+            for v in values.loc[values["name"] == name, "value"]:
+                agg.add(float(v))
+            averages.loc[averages.index[i], str(m)] = agg.result()
+    return averages
+
+
+def _recompute_tests(averages: pd.DataFrame, per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure],
+                     names: Sequence[str], baseline: int | str, kwargs: Mapping[str, Any]) -> pd.DataFrame:
+    """Baseline tests of NaN-skipping measures on the queries defined for both systems."""
+    from scipy import stats
+
+    test = kwargs.get("test", "t")
+    test_fn = stats.ttest_rel if test == "t" else stats.wilcoxon if test == "wilcoxon" else test
+    base = names.index(baseline) if isinstance(baseline, str) else int(baseline)
+    averages = averages.copy()
+    for m in measures:
+        wide = per_query[per_query["measure"] == str(m)].pivot_table(index="qid", columns="name", values="value",
+                                                                     dropna=False)
+        ref = wide[names[base]].to_numpy()
+        for i, name in enumerate(names):
+            if i == base:
+                continue
+            own = wide[name].to_numpy()
+            both = ~np.isnan(own) & ~np.isnan(ref)
+            p = test_fn(own[both], ref[both])[1] if both.sum() > 1 else np.nan
+            averages.loc[averages.index[i], f"{m} p-value"] = p
+        correction = kwargs.get("correction")
+        if correction is not None:
+            import statsmodels.stats.multitest
+
+            pcol = f"{m} p-value"
+            others = averages[pcol].drop(averages.index[base])
+            reject, corrected, _, _ = statsmodels.stats.multitest.multipletests(
+                others, alpha=kwargs.get("correction_alpha", 0.05), method=correction)
+            averages.loc[others.index, pcol.replace("p-value", "reject")] = reject
+            averages.loc[others.index, pcol + " corrected"] = corrected
+    return averages
+
+
+def _perquery_dict(per_query: pd.DataFrame) -> dict[str, dict[str, dict[str, float]]]:
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for row in per_query.itertuples(index=False):
+        out.setdefault(str(row.name), {}).setdefault(str(row.qid), {})[str(row.measure)] = float(row.value)
+    return out

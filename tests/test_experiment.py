@@ -64,7 +64,6 @@ def vaswani_dataset() -> str:
 
 @pytest.fixture(scope="module")
 def vaswani_table(tmp_path_factory: pytest.TempPathFactory, vaswani_dataset: str) -> pd.DataFrame:
-    pytest.importorskip("pyterrier_pisa")
     example = _load_example("vaswani_experiment")
     index_dir = tmp_path_factory.mktemp("pisa") / "vaswani.pisa"
     return example.run(index_dir, qrels=vaswani_dataset, topics=vaswani_dataset).set_index("name")

@@ -21,13 +21,13 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ir_rarity.errors import InputError, RarityError
+from ir_rarity.io.files import write_atomic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -184,28 +184,12 @@ def _check_output(output: str | None, inputs: Sequence[Path]) -> None:
     out = Path(output)
     if out.is_dir():
         raise InputError("is a directory, expected an output file", output)
+    if not out.parent.is_dir():
+        raise InputError("the folder of the output file does not exist", output)
     target = os.path.realpath(out)
     for p in inputs:
         if os.path.realpath(p) == target or (out.exists() and p.exists() and os.path.samefile(p, out)):
             raise InputError("refusing to write over an input file", output)
-
-
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then ``os.replace``."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError("the folder of the output file does not exist", str(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _emit(text: str, output: str | None) -> None:

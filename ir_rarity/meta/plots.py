@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ir_rarity.errors import InputError
-from ir_rarity.meta._files import write_with
+from ir_rarity.io.files import write_with
 
 __all__ = ["plot_robustness", "plot_synthetic", "plot_tau_alpha"]
 

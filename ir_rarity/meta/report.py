@@ -17,8 +17,8 @@ import ir_measures
 import pandas as pd
 
 from ir_rarity.engine.evaluate import compute
+from ir_rarity.io.files import write_text
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.meta._files import write_text
 from ir_rarity.meta.curves import DEFAULT_ALPHAS, tau_alpha_curve
 from ir_rarity.meta.robustness import DEFAULT_SIZES, synthetic_rank_curve, system_count_robustness
 from ir_rarity.meta.stats import discriminative_power, stability

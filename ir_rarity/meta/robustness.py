@@ -110,6 +110,22 @@ def _prefix_rows(rows: Rows, n: int) -> Rows:
                 label=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at)
 
 
+def _members_joined_by(members: Rows, keys: np.ndarray, n_systems: int) -> Rows:
+    """Pool members' rows rescored as if one more system, retrieving ``keys`` within every depth, had joined.
+
+    S becomes ``n_systems + 1`` and S_d of each of those documents grows by one; the hypothetical ranking holds
+    at most ``measure_cutoff`` documents, so they are within the depth S_d is counted at.
+    """
+    joined = np.isin(members.key, keys)
+
+    def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
+        s_d, _ = members.counts(depth)
+        return s_d + joined, float(n_systems + 1)
+
+    return Rows(run=members.run, query=members.query, rank=members.rank, key=members.key, label=members.label,
+                present=members.present, n_runs=members.n_runs, qrels=members.qrels, counts_at=counts_at)
+
+
 def system_count_robustness(
     pool: Pool,
     qrels: Any,
@@ -193,11 +209,12 @@ def synthetic_rank_curve(
     * ``'common'`` retrieves ``n`` real relevant documents (label >= 1), the most commonly retrieved first
       (largest S_d at depth ``measure_cutoff``, ties by docno).
 
-    Each ranks only those ``n`` documents. It is scored on ``P_rare(alpha)@measure_cutoff`` for that topic as a
-    newcomer to the pool (S + 1 systems, its own documents counted in S_d, as :meth:`Pool.run_rows` does), and
-    ranked among the real systems, which keep their campaign scores: ``rank = 1 + #{real systems scoring
-    strictly more}`` (1 = best; ties go to the hypothetical system). At ``alpha = 0`` the measure is P@k and
-    both curves coincide.
+    Each ranks only those ``n`` documents. As in the paper, it takes part "as if it had participated with the
+    real participants": S becomes S + 1 and its documents count in S_d, for the hypothetical system (as
+    :meth:`Pool.run_rows` scores a newcomer) and for the real systems alike, which are rescored for every
+    ``n``. It is ranked among them on ``P_rare(alpha)@measure_cutoff`` for that topic: ``rank = 1 + #{real
+    systems scoring strictly more}`` (1 = best; ties go to the hypothetical system). At ``alpha = 0`` the
+    measure is P@k and both curves coincide.
 
     Args:
         pool: The campaign.
@@ -253,7 +270,6 @@ def synthetic_rank_curve(
     records = []
     for alpha in alphas:
         m = ir_measures.parse_measure(f"P_rare(alpha={float(alpha):g})@{cutoff}")
-        real = compute(m, members)[:, 0]
         for system, docs in (("rare", rare_docs), ("common", common_docs)):
             longest = min(max_relevant, len(docs))
             run = pd.DataFrame({"query_id": query_id, "doc_id": docs[:longest],
@@ -261,6 +277,7 @@ def synthetic_rank_curve(
             full = pool.run_rows(run, encoded)
             for n in range(1, longest + 1):
                 value = float(compute(m, _prefix_rows(full, n))[0, 0])
+                real = compute(m, _members_joined_by(members, full.key[:n], pool.num_systems))[:, 0]
                 records.append({"system": system, "alpha": float(alpha), "n_relevant": n,
                                 "rank": int(1 + np.sum(real > value)), "value": value,
                                 "n_systems": pool.num_systems + 1})

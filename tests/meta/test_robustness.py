@@ -123,12 +123,14 @@ def test_synthetic_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
     assert list(curve.columns) == ["system", "alpha", "n_relevant", "rank", "value", "n_systems"]
     got = {(r.system, r.alpha, r.n_relevant): (r.rank, r.value) for r in curve.itertuples()}
     assert len(got) == 8
-    # rare, alpha 1: each simulated doc has S_d = 1 of S = 4, weight 1 + 3/4.
+    # The real systems are rescored with the newcomer in the pool (S = 4, its documents counted in S_d).
+    # rare, alpha 1: each simulated doc has S_d = 1 of S = 4, weight 1 + 3/4; A becomes (1.75 + 1.25)/2 = 1.5.
     assert got[("rare", 1.0, 1)] == (2, pytest.approx(1.75 / 2))
     assert got[("rare", 1.0, 2)] == (1, pytest.approx(1.75))
-    # common, alpha 1: d2 first (S_d 3 + 1 = 4, weight 1), then d1 (S_d 2, weight 1.5): 1.25 < A's 4/3.
+    # common, alpha 1: d2 first (S_d 3 + 1 = 4, weight 1): 0.5, below A's (1.75 + 1)/2 = 1.375. Then d1 too
+    # (S_d 1 + 1 = 2, weight 1.5): 1.25, and A, with the same S_d, also scores (1.5 + 1)/2 = 1.25: a tie.
     assert got[("common", 1.0, 1)] == (2, pytest.approx(0.5))
-    assert got[("common", 1.0, 2)] == (2, pytest.approx(1.25))
+    assert got[("common", 1.0, 2)] == (1, pytest.approx(1.25))
     # alpha 0 is P@2: both systems alike, and a tie with A goes to the newcomer.
     for system in ("rare", "common"):
         assert got[(system, 0.0, 1)] == (2, pytest.approx(0.5))
@@ -168,3 +170,31 @@ def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.
         direct = float(compute(m, covid_pool.run_rows(run, encoded))[0, 0])
         row = curve[(curve["system"] == "rare") & (curve["n_relevant"] == n)]
         assert float(row["value"].iloc[0]) == direct
+
+
+def test_synthetic_rank_equals_a_really_joined_pool(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(1.0,), max_relevant=30)
+    topic = covid_qrels[covid_qrels["query_id"] == "6"]
+    rare = [f"ir_rarity-synthetic-{i:04d}" for i in range(1, 31)]
+    extended = pd.concat([topic, pd.DataFrame({"query_id": "6", "doc_id": rare, "relevance": 1})],
+                         ignore_index=True)
+    campaign = {name: covid_pool.run(name) for name in covid_pool.names}
+    for system in ("rare", "common"):
+        for n in (5, 30):
+            row = curve[(curve["system"] == system) & (curve["n_relevant"] == n)]
+            if row.empty:
+                continue
+            docs = rare[:n] if system == "rare" else None
+            if docs is None:  # the common system's documents: the n most retrieved relevant ones
+                counts = covid_pool.counts(100)
+                counts = counts[counts["query_id"] == "6"].set_index("doc_id")["S_d"]
+                relevant = topic.loc[topic["relevance"] >= 1, "doc_id"]
+                ranked = sorted(relevant, key=lambda d: (-counts.get(d, 0), d))
+                docs = ranked[:n]
+            hyp = pd.DataFrame({"query_id": "6", "doc_id": docs, "score": np.arange(n, 0, -1.0)})
+            joined = Pool.from_runs({**campaign, "hypothetical": hyp})
+            values = joined.evaluate(extended, ["P_rare@100"])["P_rare@100"]
+            # evaluate() averages over the qrels' queries: here only topic 6, so these are topic-6 values.
+            rank = 1 + int((values.drop("hypothetical") > values["hypothetical"]).sum())
+            assert int(row["rank"].iloc[0]) == rank, (system, n)
+            assert float(row["value"].iloc[0]) == pytest.approx(values["hypothetical"], abs=1e-12)

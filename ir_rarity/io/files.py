@@ -1,4 +1,8 @@
-"""Atomic file writes for the meta-evaluation report: write a temporary file in the same folder, then replace."""
+"""Atomic file writes: a temporary file in the same folder, flushed to disk, then ``os.replace``.
+
+Every file ir_rarity writes (command-line output, exported tables, reports, plots) goes through here, so a
+reader never sees a half-written file and an interrupted write leaves the old file in place.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_bytes", "write_text", "write_with"]
+__all__ = ["atomic_path", "write_atomic", "write_bytes", "write_text", "write_with"]
 
 
 @contextlib.contextmanager
@@ -23,11 +27,20 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the permissions open() would
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_with(path: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
@@ -45,3 +58,8 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Atomically write UTF-8 ``text`` to ``path``."""
     return write_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
+    """Atomically write ``data`` (UTF-8 text or bytes) to ``path``."""
+    return write_bytes(path, data.encode("utf-8") if isinstance(data, str) else data)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine import asl as asl_kernel
-from ir_rarity.engine import kernels
+from ir_rarity.engine import extensions, kernels, novelty
 from ir_rarity.engine.ranking import encode, pair_keys
 from ir_rarity.errors import InputError, ParameterError
 
@@ -51,6 +51,18 @@ class EncodedQrels:
         """:math:`N_R` per query: judged documents with label >= ``rel`` (negative labels never count)."""
         relevant = (self.labels >= rel) & (self.labels >= 0)
         return np.bincount(self.key_query[relevant], minlength=len(self.query_ids))
+
+    def labels_of_keys(self, keys: np.ndarray) -> np.ndarray:
+        """Label of each of the sorted, unique ``keys`` (:data:`UNJUDGED` where not judged).
+
+        Gathering from this array by key code is how a pool labels its own rows without a search per row.
+        """
+        out = np.full(len(keys), UNJUDGED, dtype=np.int64)
+        if len(keys) and len(self.keys):
+            pos = np.minimum(np.searchsorted(keys, self.keys), len(keys) - 1)
+            found = keys[pos] == self.keys
+            out[pos[found]] = self.labels[found]
+        return out
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Labels of rows with pair ``keys``; :data:`UNJUDGED` where the pair is not judged."""
@@ -109,6 +121,8 @@ class Rows:
         n_runs: Number of evaluated runs.
         qrels: The encoded qrels.
         counts_at: Returns ``(S_d per row, S)`` for a depth (None: each run's full length).
+        probabilities_at: For novelty (``U_novel``): returns, for a cutoff, ``(sorted pair keys, sum over the
+            pool's runs of P(D=d|S=y) of each, number of pool runs, whether the evaluated runs are pool members)``.
 
     """
 
@@ -122,6 +136,7 @@ class Rows:
     qrels: EncodedQrels
     counts_at: Callable[[int | None], tuple[np.ndarray, float]]
     _count_cache: dict[int | None, tuple[np.ndarray, float]] = field(default_factory=dict)
+    probabilities_at: Callable[[int | None], tuple[np.ndarray, np.ndarray, int, bool]] | None = None
 
     @property
     def n_queries(self) -> int:
@@ -144,18 +159,24 @@ def _relevant(label: np.ndarray, rel: int) -> np.ndarray:
 
 
 def _rarity_gain(measure, rows: Rows, keep: np.ndarray, relevant: np.ndarray) -> np.ndarray:
-    """Per-row gain of P_rare / AP_rare for the rows selected by ``keep``."""
-    alpha = float(measure["alpha"])
+    """Per-row gain of P_rare / AP_rare / nDCG_rare for the rows selected by ``keep``.
+
+    ``gain`` (1 or the label), ``weighting`` (the rarity function) and ``alpha_per_topic`` (1/N_R) are the
+    extensions of :mod:`ir_rarity.engine.extensions`; their defaults give eq. 1-4 of the paper unchanged.
+    """
     depth = measure["depth"] if measure["depth"] is not None else measure["cutoff"]
     s_d, n_systems = rows.counts(depth)
     s_d = s_d[keep]
-    if measure["bounded"]:
-        if n_systems < 2:
-            raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
-                                 f"the pool has S = {n_systems:g}")
-        weight = (1.0 - alpha) + alpha * kernels.bounded_rarity(s_d, n_systems)
-    else:
-        weight = 1.0 + alpha * kernels.rarity(s_d, n_systems)
+    bounded = measure["bounded"]
+    if bounded and n_systems < 2:
+        raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
+                             f"the pool has S = {n_systems:g}")
+    alpha = extensions.row_alpha(measure["alpha"], measure["alpha_per_topic"],
+                                 rows.qrels.n_relevant(measure["rel"]), rows.query[keep])
+    rarity = extensions.row_rarity(s_d, n_systems, bounded, measure["weighting"])
+    weight = (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
+    if measure["gain"] == "graded":
+        weight = weight * np.where(relevant, rows.label[keep], 0).astype(np.float64)
     return np.where(relevant, weight, 0.0)
 
 
@@ -189,10 +210,33 @@ def _asl(measure, rows: Rows) -> np.ndarray:
                                              after_last=measure["unretrieved"] == "after_last")
 
 
+def _ndcg_rare(measure, rows: Rows) -> np.ndarray:
+    keep = _cut(measure, rows)
+    relevant = _relevant(rows.label[keep], measure["rel"])
+    gain = _rarity_gain(measure, rows, keep, relevant)
+    n_groups = rows.n_runs * rows.n_queries
+    dcg = extensions.dcg(gain, rows.rank[keep].astype(np.float64), rows.group()[keep], n_groups)
+    qrels = rows.qrels
+    judged_relevant = _relevant(qrels.labels, measure["rel"])
+    ideal_gain = qrels.labels.astype(np.float64) if measure["gain"] == "graded" else np.ones(len(qrels.labels))
+    ideal = extensions.ideal_dcg(np.where(judged_relevant, ideal_gain, 0.0), qrels.key_query, rows.n_queries,
+                                 measure["cutoff"])
+    ideal = np.tile(ideal, rows.n_runs)
+    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _u_novel(measure, rows: Rows) -> np.ndarray:
+    if rows.probabilities_at is None:
+        raise ParameterError(f"{measure}: these rows carry no pool probabilities (build them with a Pool)")
+    return novelty.utility(rows, measure["cutoff"], measure["rel"], float(measure["epsilon"]))
+
+
 _KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "P_rare": _p_rare,
     "AP_rare": _ap_rare,
     "ASL": _asl,
+    "nDCG_rare": _ndcg_rare,
+    "U_novel": _u_novel,
 }
 
 

@@ -11,11 +11,12 @@ import ir_measures
 
 from ir_rarity.integrations.asl_syntax import install_group_syntax
 from ir_rarity.integrations.ir_measures_provider import RarityProvider
-from ir_rarity.measures import ASL, AP_rare, P_rare
+from ir_rarity.measures import ASL, AP_rare, P_rare, U_novel, nDCG_rare
 
 __all__ = ["MEASURES", "PROVIDER", "register"]
 
-MEASURES: dict[str, ir_measures.Measure] = {"P_rare": P_rare, "AP_rare": AP_rare, "ASL": ASL}
+MEASURES: dict[str, ir_measures.Measure] = {"P_rare": P_rare, "AP_rare": AP_rare, "ASL": ASL,
+                                            "nDCG_rare": nDCG_rare, "U_novel": U_novel}
 PROVIDER = RarityProvider()
 
 

@@ -84,14 +84,31 @@ class RarityWeightedMeasure(RarityMeasure):
         """Check alpha >= 0 (and <= 1 for the bounded variant), cutoff and depth > 0."""
         super().check_ranges()
         alpha = self["alpha"]
-        if alpha < 0:
-            raise ParameterError(f"{self.NAME}: alpha must be >= 0, got {alpha}")
+        if not alpha >= 0 or alpha == float("inf"):  # also refuses NaN
+            raise ParameterError(f"{self.NAME}: alpha must be >= 0 and finite, got {alpha}")
         if self["bounded"] and alpha > 1:
             raise ParameterError(f"{self.NAME}: the bounded variant needs alpha in [0, 1], got {alpha}")
+        if self.SUPPORTED_PARAMS.get("alpha_per_topic") is not None and self["alpha_per_topic"] \
+                and "alpha" in self.params:
+            raise ParameterError(f"{self.NAME}: alpha_per_topic=True sets alpha = 1/N_R per query; do not also "
+                                 "give alpha")
 
 
-def rarity_params(cutoff_required: bool) -> dict[str, ParamInfo]:
-    """The parameters shared by the rarity measures (``P_rare``, ``AP_rare``)."""
+GAIN_CHOICES = ("binary", "graded")
+"""Values of ``gain``: 1 for every relevant document, or its relevance label."""
+
+WEIGHTING_CHOICES = ("linear", "log")
+"""Values of ``weighting``: R(d) = 1 - S_d/S (eq. 2), or the IDF-like log(S/S_d)/log(S)."""
+
+
+def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[str, ParamInfo]:
+    """The parameters shared by the rarity measures (``P_rare``, ``AP_rare``, ``nDCG_rare``).
+
+    Args:
+        cutoff_required: Whether the measure needs ``@k``.
+        gain_default: Default of ``gain`` (``nDCG_rare`` uses ``'graded'``, as nDCG does).
+
+    """
     return {
         "cutoff": ParamInfo(dtype=int, required=cutoff_required, desc="ranking cutoff threshold k"),
         "alpha": ParamInfo(dtype=float, default=1.0,
@@ -106,6 +123,13 @@ def rarity_params(cutoff_required: bool) -> dict[str, ParamInfo]:
         "pool": ParamInfo(dtype=str, default=None,
                           desc="runs to build the pool from when none is active (a run file, directory or glob, "
                                "e.g. pool='runs/*.gz'); the IR_RARITY_POOL environment variable does the same"),
+        "gain": ParamInfo(dtype=str, default=gain_default, choices=GAIN_CHOICES,
+                          desc="'binary': a relevant document gains 1; 'graded': it gains its relevance label"),
+        "weighting": ParamInfo(dtype=str, default="linear", choices=WEIGHTING_CHOICES,
+                               desc="rarity function: 'linear' R(d) = 1 - S_d/S (R' when bounded), 'log' the "
+                                    "IDF-like log(S/S_d)/log(S) in [0, 1]"),
+        "alpha_per_topic": ParamInfo(dtype=bool, default=False,
+                                     desc="use alpha = 1/N_R per query (0 when N_R = 0) instead of one alpha"),
     }
 
 

@@ -115,3 +115,22 @@ def test_pools_nest_and_are_per_thread(hand_pool: Pool, hand_qrels: pd.DataFrame
 def test_embedded_data_files_exist() -> None:
     for path in (ir_rarity.covid_round1.runs, ir_rarity.covid_round1.qrels, ir_rarity.covid_round1.leaderboard):
         assert path.is_file()
+
+
+def test_keep_depth_gives_the_same_values_for_measures_within_it(covid_pool: Pool, covid_qrels: pd.DataFrame
+                                                                  ) -> None:
+    cut = Pool.from_runs(ir_rarity.covid_round1.runs, keep_depth=50)
+    assert len(cut) == 143
+    assert (cut.run("BERT").groupby("query_id").size() <= 50).all()
+    measures = ["P_rare(alpha=0.5)@50", "AP_rare@50", "P@10", "P_rare(depth=20)@50"]
+    pd.testing.assert_frame_equal(cut.evaluate(covid_qrels, measures), covid_pool.evaluate(covid_qrels, measures),
+                                  check_exact=True)
+
+
+def test_keep_depth_still_refuses_duplicates_below_the_cut(tmp_path: Path) -> None:
+    dup = tmp_path / "dup"
+    dup.write_text("q1 Q0 d1 1 3.0 x\nq1 Q0 d2 2 2.0 x\nq1 Q0 d1 3 1.0 x\n")
+    with pytest.raises(DuplicateDocumentError, match="'d1' more than once"):
+        Pool.from_runs([dup], keep_depth=1)
+    with pytest.raises(InputError, match="keep_depth must be a positive"):
+        Pool.from_runs([dup], keep_depth=0)

@@ -42,9 +42,21 @@ def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarra
 def segmented_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Running sum of ``values`` restarted at each group, added up in rank order within the group.
 
-    Uses pandas' grouped cumsum rather than one global ``np.cumsum`` minus offsets, whose rounding error grows with
-    the total and would break exact agreement with trec_eval.
+    Integer values use one global ``np.cumsum`` minus each group's starting total, which is exact for integers.
+    Float values use pandas' grouped cumsum, which adds up each group on its own: one global float cumsum minus
+    offsets would carry rounding error from all earlier groups and break exact agreement with trec_eval.
     """
+    if np.issubdtype(values.dtype, np.integer) or values.dtype == bool:
+        values = values.astype(np.int64)
+        total = np.cumsum(values)
+        n = len(values)
+        if n == 0:
+            return total
+        start = np.empty(n, dtype=bool)
+        start[0] = True
+        start[1:] = group[1:] != group[:-1]
+        first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
+        return total - (total[first] - values[first])
     return pd.Series(values, copy=False).groupby(group, sort=False).cumsum().to_numpy()
 
 

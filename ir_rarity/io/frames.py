@@ -48,7 +48,8 @@ def _as_str(column: pd.Series) -> pd.Series:
     if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
         if column.isna().any():
             raise InputError(f"column {column.name!r} has missing values")
-        return column.astype(str)
+        if column.dtype != object:  # already a string dtype: no copy needed (pandas copies on write)
+            return column
     return column.astype(str)
 
 

@@ -35,12 +35,18 @@ def _is_float(token: str) -> bool:
     return True
 
 
-def _is_int(token: str) -> bool:
+def _is_not_nan(token: str) -> bool:
+    """Not NaN, which has no trec_eval order (``inf`` and ``-inf`` order as they do in C)."""
+    return float(token) == float(token)
+
+
+def _is_label(token: str) -> bool:
+    """An integer that fits the int64 label column."""
     try:
-        int(token)
+        value = int(token)
     except ValueError:
         return False
-    return True
+    return -(2**63) <= value < 2**63
 
 
 def _open_text(path: Path):
@@ -49,7 +55,7 @@ def _open_text(path: Path):
     return open(path, encoding="utf-8")
 
 
-def _first_bad_line(path: Path, n_fields: int, checks: dict[int, tuple[Callable[[str], bool], str]]) -> InputError:
+def _first_bad_line(path: Path, n_fields: int, checks: list[tuple[int, Callable[[str], bool], str]]) -> InputError:
     """Scan ``path`` to find the first line that the fast reader rejected and describe it."""
     try:
         with _open_text(path) as f:
@@ -63,7 +69,7 @@ def _first_bad_line(path: Path, n_fields: int, checks: dict[int, tuple[Callable[
                         str(path),
                         number,
                     )
-                for column, (check, what) in checks.items():
+                for column, check, what in checks:
                     if not check(fields[column]):
                         return InputError(f"field {column + 1} must be {what}, found {fields[column]!r}", str(path),
                                           number)
@@ -78,13 +84,16 @@ def _read_table(
     usecols: list[int],
     names: list[str],
     dtypes: dict[str, object],
-    checks: dict[int, tuple[Callable[[str], bool], str]],
+    checks: list[tuple[int, Callable[[str], bool], str]],
     kind: str,
 ) -> pd.DataFrame:
     if not path.exists():
         raise InputError(f"no such {kind} file", str(path))
     if path.is_dir():
         raise InputError(f"is a directory, expected a {kind} file", str(path))
+    fast = _read_with_pyarrow(path, n_fields, usecols, names, dtypes)
+    if fast is not None:
+        return _checked(fast, path, n_fields, names, checks, kind)
     try:
         frame = pd.read_csv(
             path,
@@ -99,17 +108,74 @@ def _read_table(
         )
     except pd.errors.EmptyDataError:
         raise InputError(f"empty {kind} file", str(path)) from None
-    except (ValueError, pd.errors.ParserError) as e:
+    except (ValueError, OverflowError, pd.errors.ParserError) as e:
         raise _first_bad_line(path, n_fields, checks) from e
     except _DECODE_ERRORS as e:
         raise InputError(f"cannot be decoded ({type(e).__name__}: {e})", str(path)) from e
     frame = frame[usecols]
     frame.columns = names
+    return _checked(frame, path, n_fields, names, checks, kind)
+
+
+def _checked(frame: pd.DataFrame, path: Path, n_fields: int, names: list[str],
+             checks: list[tuple[int, Callable[[str], bool], str]], kind: str) -> pd.DataFrame:
+    """Checks common to both readers: not empty, no short line, no NaN score."""
     if len(frame) == 0:
         raise InputError(f"empty {kind} file", str(path))
     # Short lines are padded by the tokenizer; the last column is then empty.
     if (frame[names[-1]].astype(str) == "").any():
         raise _first_bad_line(path, n_fields, checks)
+    if "score" in frame and np.isnan(frame["score"].to_numpy()).any():
+        raise _first_bad_line(path, n_fields, checks)
+    return frame
+
+
+def _sniff_delimiter(path: Path, n_fields: int) -> str | None:
+    """The one-character delimiter of the first line if it splits it into exactly ``n_fields`` fields."""
+    try:
+        with _open_text(path) as f:
+            first = next((line for line in f if line.strip()), "")
+    except (*_DECODE_ERRORS, StopIteration):
+        return None
+    line = first.rstrip("\r\n")
+    for delimiter in ("\t", " "):
+        fields = line.split(delimiter)
+        if len(fields) == n_fields and all(fields) and not any(c.isspace() for c in "".join(fields)):
+            return delimiter
+    return None
+
+
+def _read_with_pyarrow(path: Path, n_fields: int, usecols: list[int], names: list[str],
+                       dtypes: dict[str, object]) -> pd.DataFrame | None:
+    """Fast path: pyarrow's multithreaded CSV reader, for files delimited by one tab or one space throughout.
+
+    Returns None (and the caller falls back to pandas' tokenizer, which also locates bad lines) when pyarrow is
+    not installed, the delimiter is not uniform, or anything at all fails to parse.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pc
+    except ImportError:
+        return None
+    delimiter = _sniff_delimiter(path, n_fields)
+    if delimiter is None:
+        return None
+    arrow_type = {np.float64: pa.float64(), np.int64: pa.int64()}
+    types = {f"f{i}": arrow_type.get(dtypes.get(names[usecols.index(i)]) if i in usecols else None, pa.string())
+             for i in range(n_fields)}
+    try:
+        table = pc.read_csv(
+            path,
+            read_options=pc.ReadOptions(autogenerate_column_names=True),
+            parse_options=pc.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
+                                          escape_char=False, ignore_empty_lines=True),
+            convert_options=pc.ConvertOptions(column_types=types, include_columns=[f"f{i}" for i in usecols],
+                                              strings_can_be_null=False, null_values=[]),
+        )
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    frame = table.to_pandas()
+    frame.columns = names
     return frame
 
 
@@ -128,11 +194,12 @@ def read_trec_run(path: PathLike) -> pd.DataFrame:
 
     Raises:
         InputError: the file is missing, empty, not decodable, or a line has the wrong number of fields or a
-            score that is not a number; the message names the file and the line.
+            score that is not a number or is NaN; the message names the file and the line. ``inf`` and ``-inf``
+            are accepted: trec_eval reads scores with ``atof`` and orders them first and last.
 
     """
     p = Path(path)
-    checks = {4: (_is_float, "a number (the score)")}
+    checks = [(4, _is_float, "a number (the score)"), (4, _is_not_nan, "a number, not NaN (it has no trec_eval order)")]
     frame = _read_table(
         p, _RUN_FIELDS, [0, 2, 4, 5], ["query_id", "doc_id", "score", "tag"],
         {"query_id": str, "doc_id": str, "score": np.float64, "tag": str}, checks, "run",
@@ -155,7 +222,7 @@ def read_trec_qrels(path: PathLike) -> pd.DataFrame:
 
     """
     p = Path(path)
-    checks = {3: (_is_int, "an integer (the relevance label)")}
+    checks = [(3, _is_label, "an integer (the relevance label, 64-bit)")]
     return _read_table(
         p, _QRELS_FIELDS, [0, 2, 3], ["query_id", "doc_id", "relevance"],
         {"query_id": str, "doc_id": str, "relevance": np.int64}, checks, "qrels",

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, encode_qrels, supported_names
+from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.ranking import (
     encode,
     fingerprint_rows,
@@ -28,6 +29,7 @@ from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.asl import NanMeanAgg
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.teams import read_teams
 
 __all__ = ["Pool"]
 
@@ -70,8 +72,12 @@ class Pool:
         rank: np.ndarray,
         groups: np.ndarray,
         group_names: Sequence[str],
+        key_index: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        """Use :meth:`from_runs`; this stores already ordered and encoded arrays."""
+        """Use :meth:`from_runs`; this stores already ordered and encoded arrays.
+
+        ``key_index`` is ``(code of each row's pair key, sorted unique pair keys)`` when already known.
+        """
         self._names = list(names)
         self._index = {name: i for i, name in enumerate(self._names)}
         self._queries = queries
@@ -82,12 +88,16 @@ class Pool:
         self._score = score
         self._rank = rank
         self._key = pair_keys(query, doc)
+        # Every (query, doc) pair gets a dense code into the sorted unique keys, so that S_d at any depth is one
+        # bincount and per-row lookups are array gathers, not searches.
+        self._key_code, self._unique_keys = key_index if key_index is not None else _key_index(self._key)
         self._groups = groups
         self._group_names = list(group_names)
         self._run_start = np.searchsorted(run, np.arange(len(self._names)), side="left")
         self._run_end = np.searchsorted(run, np.arange(len(self._names)), side="right")
         self._counts: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
+        self._probabilities: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -95,10 +105,11 @@ class Pool:
         cls,
         runs: Any,
         *,
-        teams: Mapping[str, str] | None = None,
+        teams: Mapping[str, str] | str | tuple[str, str] | None = None,
         split_by_tag: bool | None = None,
         duplicates: Duplicates = "error",
         progress: bool | None = None,
+        keep_depth: int | None = None,
     ) -> Pool:
         """Build a pool from runs in memory or on disk.
 
@@ -109,18 +120,27 @@ class Pool:
                 or glob of such files; or one file holding many runs, split by its tag column.
             teams: Optional mapping ``run name -> team``. S then counts teams and S_d the teams that retrieved
                 d, so a team's near-identical runs do not make its documents look common. Every run must be
-                mapped.
+                mapped. Also a leaderboard CSV with a ``run`` column: ``(path, column)`` or ``'path:column'``
+                (see :func:`ir_rarity.pool.teams.read_teams`).
             split_by_tag: Force (True) or forbid (False) splitting files into runs by their tag column.
             duplicates: ``"error"`` (default, as trec_eval) or ``"first"``.
             progress: Show a progress bar while reading many files.
+            keep_depth: Keep only each run's top ``keep_depth`` documents per query, cut while the runs are read
+                (memory then stays flat however long the runs are). Measures whose cutoff and S_d depth are at
+                most ``keep_depth`` give the same values as on the full runs; others see the cut runs.
 
         Raises:
             InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
                 (:class:`DuplicateDocumentError`), or runs missing from ``teams``.
 
         """
-        return cls._from_frames(iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress),
-                                teams=teams, duplicates=duplicates)
+        teams = read_teams(teams) if teams is not None else None
+        named = iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress)
+        if keep_depth is not None:
+            if keep_depth <= 0:
+                raise InputError(f"keep_depth must be a positive integer, got {keep_depth}")
+            named = ((name, _top_k(frame, keep_depth, name, duplicates)) for name, frame in named)
+        return cls._from_frames(named, teams=teams, duplicates=duplicates)
 
     @classmethod
     def _from_frames(cls, named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
@@ -146,13 +166,15 @@ class Pool:
         del frames
         order = trec_order(score, doc, run, query)
         run, query, doc, score = run[order], query[order].astype(np.int32), doc[order].astype(np.int32), score[order]
-        keep = _check_duplicates(run, pair_keys(query, doc), duplicates,
+        key_code, unique_keys = _key_index(pair_keys(query, doc))
+        keep = _check_duplicates(run, key_code, duplicates,
                                  lambda i: (names[run[i]], queries[query[i]], docs[doc[i]]))
         if keep is not None:
-            run, query, doc, score = run[keep], query[keep], doc[keep], score[keep]
+            run, query, doc, score, key_code = run[keep], query[keep], doc[keep], score[keep], key_code[keep]
         rank = ranks_within_groups(group_starts(run, query))
         groups, group_names = _group_codes(names, teams)
-        return cls(names, pd.Index(queries), pd.Index(docs), run, query, doc, score, rank, groups, group_names)
+        return cls(names, pd.Index(queries), pd.Index(docs), run, query, doc, score, rank, groups, group_names,
+                   key_index=(key_code, unique_keys))
 
     # ------------------------------------------------------------------ description
     @property
@@ -241,7 +263,30 @@ class Pool:
         codes, uniques = pd.factorize(self._groups[picked])
         group_names = [self._group_names[g] for g in uniques]
         return type(self)(names, self._queries, self._docs, run, self._query[rows], self._doc[rows],
-                          self._score[rows], self._rank[rows], codes.astype(np.int64), group_names)
+                          self._score[rows], self._rank[rows], codes.astype(np.int64), group_names,
+                          key_index=(self._key_code[rows], self._unique_keys))
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: Any) -> None:
+        """Write the pool to ``path`` atomically: an ``.npz`` of plain arrays with a checksum, no pickle.
+
+        See :mod:`ir_rarity.pool.storage`.
+        """
+        from ir_rarity.pool.storage import save_pool
+
+        save_pool(self, path)
+
+    @classmethod
+    def load(cls, path: Any) -> Pool:
+        """Read a pool written by :meth:`save`.
+
+        Raises:
+            InputError: the file is missing, changed, truncated or not a pool file; the message names it.
+
+        """
+        from ir_rarity.pool.storage import load_pool
+
+        return load_pool(path, cls)
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> Pool:
@@ -256,20 +301,25 @@ class Pool:
         return slice(None) if depth is None else self._rank < depth
 
     def _count_table(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """Sorted pair keys and their S_d at ``depth``."""
+        """S_d at ``depth`` of every pair key in the pool: ``(sorted unique keys, counts)``.
+
+        A key no run has within ``depth`` counts 0.
+        """
         if depth not in self._counts:
             mask = self._mask(depth)
-            keys = self._key[mask]
-            if self.num_systems == len(self._names):
-                table = np.unique(keys, return_counts=True)
+            codes = self._key_code[mask]
+            n_keys = len(self._unique_keys)
+            if self.num_systems == len(self._names):  # a run lists a document once per query: rows = runs
+                counts = np.bincount(codes, minlength=n_keys)
             else:  # count distinct teams per key
-                team = self._groups[self._run[mask]]
-                order = np.lexsort((team, keys))
-                keys, team = keys[order], team[order]
-                first = group_starts(keys, team)
-                table = np.unique(keys[first], return_counts=True)
-            self._counts[depth] = (table[0], table[1].astype(np.int64))
+                pairs = pd.unique(codes.astype(np.int64) * self.num_systems + self._groups[self._run[mask]])
+                counts = np.bincount(pairs // self.num_systems, minlength=n_keys)
+            self._counts[depth] = (self._unique_keys, counts.astype(np.int64))
         return self._counts[depth]
+
+    def _member_counts(self, keep: np.ndarray | slice, depth: int | None) -> np.ndarray:
+        """S_d at ``depth`` of the pool's own rows selected by ``keep`` (a gather, no search)."""
+        return self._count_table(depth)[1][self._key_code[keep]].astype(np.float64)
 
     def _lookup_counts(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
         table_keys, table_counts = self._count_table(depth)
@@ -287,8 +337,17 @@ class Pool:
         Returns:
             A DataFrame ``query_id, doc_id, S_d``, sorted by query id then docno.
 
+        Raises:
+            ParameterError: ``depth`` is not None and not a positive integer.
+
         """
+        if depth is not None and not (isinstance(depth, (int, np.integer)) and depth > 0):
+            from ir_rarity.errors import ParameterError
+
+            raise ParameterError(f"depth must be a positive integer or None, got {depth!r}")
         keys, counts = self._count_table(depth)
+        present = counts > 0
+        keys, counts = keys[present], counts[present]
         return pd.DataFrame({
             "query_id": self._queries.take(keys >> 32).astype(str),
             "doc_id": self._docs.take(keys & 0xFFFFFFFF).astype(str),
@@ -345,6 +404,12 @@ class Pool:
         found = self._find_member(ranked.key, ranked.rank, ranked.known, depth)
         return None if found is None else self._names[found]
 
+    def _probability_table(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted pair keys and the sum over all runs of P(D=d|S=y) at ``cutoff`` (novelty), kept per cutoff."""
+        if cutoff not in self._probabilities:
+            self._probabilities[cutoff] = probability_table(self._key, self._rank, self._run, self._query, cutoff)
+        return self._probabilities[cutoff]
+
     # ------------------------------------------------------------------ rows for the engine
     def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
         """Qrels (any accepted shape) encoded against this pool's vocabularies."""
@@ -352,9 +417,7 @@ class Pool:
 
     def _query_positions(self, qrels: EncodedQrels) -> np.ndarray:
         """Map from query code (pool vocabulary, then qrels extension) to position in ``qrels.query_ids``."""
-        position = np.full(len(self._queries) + len(qrels.query_extra), -1, dtype=np.int64)
-        position[qrels.query_codes] = np.arange(len(qrels.query_codes))
-        return position
+        return _query_positions(len(self._queries), qrels)
 
     def member_rows(self, qrels: EncodedQrels) -> Rows:
         """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.evaluate.compute`."""
@@ -364,22 +427,17 @@ class Pool:
         present = np.zeros((len(self._names), len(qrels.query_ids)), dtype=bool)
         present[run, query] = True
         n_systems = float(self.num_systems)
-        return Rows(run=run, query=query, rank=rank, key=key, label=qrels.lookup(key), present=present,
+        label = qrels.labels_of_keys(self._unique_keys)[self._key_code[keep]]
+        return Rows(run=run, query=query, rank=rank, key=key, label=label, present=present,
                     n_runs=len(self._names), qrels=qrels,
-                    counts_at=lambda depth: (self._lookup_counts(key, depth), n_systems))
+                    counts_at=lambda depth: (self._member_counts(keep, depth), n_systems),
+                    probabilities_at=lambda cutoff: (*self._probability_table(cutoff), len(self._names), True))
 
     def run_rows(self, frame: pd.DataFrame, qrels: EncodedQrels, source: str = "run",
                  duplicates: Duplicates = "error") -> Rows:
         """Rows of one run (canonical frame), scored as a member if its content matches one, else as a newcomer."""
         ranked = _RankedRun.build(frame, self, qrels, source, duplicates)
-        positions = self._query_positions(qrels)  # run queries beyond it are in neither pool nor qrels
-        inside = ranked.query < len(positions)
-        position = np.where(inside, positions[np.where(inside, ranked.query, 0)], -1)
-        keep = np.flatnonzero(position >= 0)
-        keep = keep[np.argsort(position[keep], kind="stable")]  # group by qrels query, rank order kept
-        query, rank, key = position[keep], ranked.rank[keep], ranked.key[keep]
-        present = np.zeros((1, len(qrels.query_ids)), dtype=bool)
-        present[0, query] = True
+        query, rank, key, present = rows_within_qrels(ranked, len(self._queries), qrels)
 
         def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
             s_d = self._lookup_counts(key, depth)
@@ -388,8 +446,13 @@ class Pool:
             own = np.ones(len(key)) if depth is None else (rank < depth).astype(np.float64)
             return s_d + own, float(self.num_systems + 1)
 
-        return Rows(run=np.zeros(len(keep), dtype=np.int64), query=query, rank=rank, key=key,
-                    label=qrels.lookup(key), present=present, n_runs=1, qrels=qrels, counts_at=counts_at)
+        def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, bool]:
+            member = self._find_member(ranked.key, ranked.rank, ranked.known, cutoff) is not None
+            return (*self._probability_table(cutoff), len(self._names), member)
+
+        return Rows(run=np.zeros(len(key), dtype=np.int64), query=query, rank=rank, key=key,
+                    label=qrels.lookup(key), present=present, n_runs=1, qrels=qrels, counts_at=counts_at,
+                    probabilities_at=probabilities_at)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, qrels: Any, measures: MeasureLike | Iterable[MeasureLike], by_query: bool = False
@@ -470,11 +533,70 @@ def _long_format(names: list[str], query_ids: pd.Index, measures: list[ir_measur
     return pd.concat(parts, ignore_index=True)
 
 
+def _query_positions(n_queries: int, qrels: EncodedQrels) -> np.ndarray:
+    """Map from query code (a vocabulary of ``n_queries``, then the qrels extension) to qrels position, or -1."""
+    position = np.full(n_queries + len(qrels.query_extra), -1, dtype=np.int64)
+    position[qrels.query_codes] = np.arange(len(qrels.query_codes))
+    return position
+
+
+def rows_within_qrels(ranked: _RankedRun, n_queries: int, qrels: EncodedQrels
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One ranked run's rows within the qrels' queries, grouped by qrels query in rank order.
+
+    Returns:
+        ``(query position, rank, pair key, present)`` where ``present`` is the 1 x n_queries mask of the qrels
+        queries the run retrieved anything for.
+    """
+    positions = _query_positions(n_queries, qrels)  # run queries beyond it are in neither vocabulary nor qrels
+    inside = ranked.query < len(positions)
+    position = np.where(inside, positions[np.where(inside, ranked.query, 0)], -1)
+    keep = np.flatnonzero(position >= 0)
+    keep = keep[np.argsort(position[keep], kind="stable")]  # group by qrels query, rank order kept
+    present = np.zeros((1, len(qrels.query_ids)), dtype=bool)
+    present[0, position[keep]] = True
+    return position[keep], ranked.rank[keep], ranked.key[keep], present
+
+
+def _top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd.DataFrame:
+    """One run cut to its top ``k`` documents per query in trec_eval order (duplicates checked first)."""
+    score = frame["score"].to_numpy(np.float64)
+    if np.isnan(score).any():
+        raise InputError(f"run {name!r} has NaN scores, which have no trec_eval order")
+    query, _ = pd.factorize(frame["query_id"])
+    doc, docs = pd.factorize(frame["doc_id"], sort=True)
+    order = trec_order(score, doc, query)
+    query, doc = query[order], doc[order]
+    keep = _check_duplicates(np.zeros(len(order), dtype=np.int64), pair_keys(query, doc), duplicates,
+                             lambda i: (name, frame["query_id"].iloc[order[i]], docs[doc[i]]))
+    if keep is not None:
+        order, query = order[keep], query[keep]
+    rank = ranks_within_groups(group_starts(query))
+    return frame.iloc[order[rank < k]].reset_index(drop=True)
+
+
+def _key_index(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes of pair keys into their sorted unique values: ``(code per row, sorted unique keys)``.
+
+    Hash-factorizes, then sorts only the unique keys (far fewer than rows in a campaign).
+    """
+    codes, uniques = pd.factorize(keys)
+    order = np.argsort(uniques)
+    remap = np.empty(len(uniques), dtype=np.int32)
+    remap[order] = np.arange(len(uniques), dtype=np.int32)
+    return remap[codes], np.asarray(uniques)[order]
+
+
 def _check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates, describe: Any) -> np.ndarray | None:
-    """Find rows repeating a (run, query, doc); raise, or return the mask keeping first occurrences."""
-    dup = pd.DataFrame({"r": run, "k": key}, copy=False).duplicated(keep="first").to_numpy()
-    if not dup.any():
+    """Find rows repeating a (run, query, doc); raise, or return the mask keeping first occurrences.
+
+    ``key`` identifies the (query, doc) pair: pair keys, or their dense codes.
+    """
+    combined = key.astype(np.int64) * (int(run.max()) + 1 if len(run) else 1) + run
+    ordered = np.sort(combined)  # a sort beats a hash table of millions of entries
+    if not (ordered[1:] == ordered[:-1]).any():
         return None
+    dup = pd.Index(combined).duplicated(keep="first")
     if duplicates == "error":
         name, qid, docno = describe(int(np.flatnonzero(dup)[0]))
         raise DuplicateDocumentError(

@@ -8,6 +8,8 @@ Importing the package registers its measures with ir_measures, so that after ``i
 works, and ``ir_measures.calc_aggregate`` / ``pt.Experiment`` compute them inside ``with pool:``.
 """
 
+from ir_rarity import campaign
+from ir_rarity.campaign import judging_pool, leave_one_team_out, unique_relevant, unjudged_share
 from ir_rarity.datasets import covid_round1
 from ir_rarity.errors import (
     DuplicateDocumentError,
@@ -19,8 +21,8 @@ from ir_rarity.errors import (
 from ir_rarity.integrations.pyterrier import Experiment
 from ir_rarity.integrations.registration import register as _register
 from ir_rarity.io import read_trec_qrels, read_trec_run
-from ir_rarity.measures import ASL, AP_rare, P_rare, RarityMeasure, higher_is_better
-from ir_rarity.pool import Pool, active_pool
+from ir_rarity.measures import ASL, AP_rare, P_rare, RarityMeasure, U_novel, higher_is_better, nDCG_rare
+from ir_rarity.pool import CountTable, Pool, active_pool
 
 __version__ = "0.1.0"
 
@@ -29,6 +31,7 @@ _register()
 __all__ = [
     "ASL",
     "AP_rare",
+    "CountTable",
     "DuplicateDocumentError",
     "Experiment",
     "InputError",
@@ -38,10 +41,17 @@ __all__ = [
     "Pool",
     "RarityError",
     "RarityMeasure",
+    "U_novel",
     "__version__",
     "active_pool",
+    "campaign",
     "covid_round1",
     "higher_is_better",
+    "judging_pool",
+    "leave_one_team_out",
+    "nDCG_rare",
     "read_trec_qrels",
     "read_trec_run",
+    "unique_relevant",
+    "unjudged_share",
 ]

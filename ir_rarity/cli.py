@@ -97,15 +97,31 @@ def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
     return measures
 
 
+def required_depth(measures: Sequence[Any]) -> int | None:
+    """The deepest rank any of ``measures`` looks at (cutoff, or S_d depth), or None if one needs whole runs."""
+    deepest = 0
+    for measure in measures:
+        cutoff = measure.params.get("cutoff")
+        if not isinstance(cutoff, int):
+            return None
+        depth = measure.params.get("depth")
+        deepest = max(deepest, cutoff, depth if isinstance(depth, int) else 0)
+    return deepest or None
+
+
 def _build_pool(runs: Sequence[str], extra: Sequence[str] | None, teams: str | None,
-                duplicates: str) -> tuple[Pool, list[str]]:
-    """The pool of ``runs`` plus ``extra`` (in the pool, not scored), and the names of the scored runs."""
+                duplicates: str, keep_depth: int | None = None) -> tuple[Pool, list[str]]:
+    """The pool of ``runs`` plus ``extra`` (in the pool, not scored), and the names of the scored runs.
+
+    With ``keep_depth``, each run is cut to its top ``keep_depth`` documents while it is read.
+    """
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.sources import iter_named_runs
 
     team_map = _read_teams(teams) if teams else None
     if not extra:
-        pool = Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates)  # type: ignore[arg-type]
+        pool = Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
+                              keep_depth=keep_depth)
         return pool, pool.names
     named: dict[str, Any] = {}
     scored: list[str] = []
@@ -116,7 +132,9 @@ def _build_pool(runs: Sequence[str], extra: Sequence[str] | None, teams: str | N
             named[name] = frame
             if is_scored:
                 scored.append(name)
-    return Pool.from_runs(named, teams=team_map, duplicates=duplicates), scored  # type: ignore[arg-type]
+    pool = Pool.from_runs(named, teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
+                          keep_depth=keep_depth)
+    return pool, scored
 
 
 # ---------------------------------------------------------------------------------------------- output
@@ -215,6 +233,7 @@ def ranked_table(pool: Pool, qrels: Any, measures: Sequence[Any], scored: Sequen
 
 # ---------------------------------------------------------------------------------------------- commands
 def _cmd_eval(args: argparse.Namespace) -> int:
+    _check_depth(args.depth)
     inputs = [Path(args.qrels)] + [p for s in [*args.runs, *(args.pool or [])] for p in _expand(s)]
     if args.teams:
         inputs.append(Path(args.teams if Path(args.teams).exists() else args.teams.rsplit(":", 1)[0]))
@@ -223,7 +242,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ir_rarity.io.frames import as_qrels_frame
 
     qrels = as_qrels_frame(args.qrels)
-    pool, scored = _build_pool(args.runs, args.pool, args.teams, args.duplicates)
+    # Measures that all stop at some rank need only that much of every run: cut while reading (flat memory).
+    pool, scored = _build_pool(args.runs, args.pool, args.teams, args.duplicates, required_depth(measures))
     if args.per_query:
         long = pool.evaluate(qrels, measures, by_query=True)
         long = long[long["run"].isin(set(scored))]
@@ -271,7 +291,13 @@ def _write_frame(frame: pd.DataFrame, path: str) -> None:
         raise InputError("unknown output type: name the file .csv or .parquet", path)
 
 
+def _check_depth(depth: int | None) -> None:
+    if depth is not None and depth <= 0:
+        raise _UsageError(f"--depth must be a positive integer, got {depth}")
+
+
 def _cmd_pool(args: argparse.Namespace) -> int:
+    _check_depth(args.depth)
     inputs = [p for s in args.runs for p in _expand(s)]
     for out in (args.out, args.judging_pool):
         _check_output(out, inputs)
@@ -281,7 +307,12 @@ def _cmd_pool(args: argparse.Namespace) -> int:
     if args.out is None and args.judging_pool is None:
         raise _UsageError("nothing to write: give --out FILE and/or --judging-pool FILE")
     if args.out is not None:
-        _write_frame(pool.counts(args.depth), args.out)
+        if Path(args.out).suffix.lower() == ".parquet":  # the documented count-table schema, with S and depth
+            from ir_rarity.pool.counts import CountTable
+
+            CountTable.from_pool(pool, args.depth).to_parquet(args.out)
+        else:
+            _write_frame(pool.counts(args.depth), args.out)
     if args.judging_pool is not None:
         if args.depth is None:
             raise _UsageError("--judging-pool needs --depth K")
@@ -297,6 +328,12 @@ def _cmd_meta(args: argparse.Namespace) -> int:
         raise _UsageError(f"meta-evaluation reports are not available in this version of ir_rarity ({e})") from None
     from ir_rarity.io.frames import as_qrels_frame
 
+    out = os.path.realpath(args.out)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise InputError("exists and is not a folder, expected the report folder", args.out)
+    for spec in [args.qrels, *args.runs]:
+        if Path(spec).exists() and os.path.realpath(spec) == out:
+            raise InputError("refusing to write the report into an input (a run folder would then read it)", args.out)
     qrels = as_qrels_frame(args.qrels)
     pool, _ = _build_pool(args.runs, None, args.teams, args.duplicates)
     Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -412,6 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # a bug, not bad input: still one line, no traceback (exit 1)
+        message = " ".join(str(e).split())
+        print(f"{PROG}: error: internal error ({type(e).__name__}: {message}); please report it", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

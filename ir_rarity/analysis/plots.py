@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ir_rarity.analysis.asl import difference_buckets
+from ir_rarity.io.files import write_with
 
 __all__ = ["plot_asl_differences", "plot_asl_distribution"]
 
@@ -34,7 +35,7 @@ def _bars(table: pd.DataFrame, path: str | Path, xlabel: str, title: str) -> Pat
         ax.set_title(title)
         fig.tight_layout()
         path = Path(path)
-        fig.savefig(path, format="png")
+        write_with(path, lambda tmp: fig.savefig(tmp, format="png"))
     finally:
         plt.close(fig)
     return path

@@ -1,0 +1,175 @@
+"""Save a :class:`~ir_rarity.pool.pool.Pool` to one file and load it back, safely.
+
+The file is an ``.npz`` archive (``numpy.savez``, uncompressed) of numeric arrays only: the pool's encoded
+arrays, its strings (run, team, query and document names) as UTF-8 bytes plus offsets, and a JSON header (also
+stored as bytes) with the format name, its version and a SHA-256 checksum of everything else. Nothing is
+pickled, and the file is read with ``allow_pickle=False``, so loading a file cannot run code. A file that was
+changed or cut short, or is not a pool file at all, is refused with an :class:`~ir_rarity.errors.InputError`
+naming it. Files are written atomically (:mod:`ir_rarity.io.files`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.errors import InputError
+from ir_rarity.io.files import write_with
+
+if TYPE_CHECKING:
+    from ir_rarity.pool.pool import Pool
+
+__all__ = ["FORMAT", "VERSION", "load_pool", "save_pool"]
+
+FORMAT = "ir_rarity.pool"
+VERSION = 1
+
+_NUMERIC = ("run", "query", "doc", "score", "rank", "groups")  # stored in their own dtypes (kinds i, u, f)
+_STRINGS = ("names", "group_names", "queries", "docs")
+_HEADER = "header"
+
+
+def _pack(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as one uint8 array of their UTF-8 bytes and int64 end offsets (exact, any length or character)."""
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    ends = np.cumsum([len(b) for b in encoded], dtype=np.int64) if encoded else np.zeros(0, dtype=np.int64)
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends
+
+
+def _unpack(data: np.ndarray, ends: np.ndarray) -> list[str]:
+    raw = data.tobytes()
+    starts = np.concatenate([[0], ends[:-1]]) if len(ends) else ends
+    return [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def _digest(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over every array's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _arrays_of(pool: Pool) -> dict[str, np.ndarray]:
+    arrays = {name: np.ascontiguousarray(getattr(pool, f"_{name}")) for name in _NUMERIC}
+    strings = {"names": pool._names, "group_names": pool._group_names,
+               "queries": [str(q) for q in pool._queries], "docs": [str(d) for d in pool._docs]}
+    for name in _STRINGS:
+        arrays[f"{name}_utf8"], arrays[f"{name}_ends"] = _pack(strings[name])
+    return arrays
+
+
+def save_pool(pool: Pool, path: str | os.PathLike[str]) -> None:
+    """Write ``pool`` to ``path`` (an ``.npz`` archive without pickles), atomically.
+
+    Args:
+        pool: The pool to save.
+        path: The file to write; its folder is created if needed. An existing file is replaced only once the new
+            one is complete.
+
+    """
+    arrays = _arrays_of(pool)
+    header = {"format": FORMAT, "version": VERSION, "sha256": _digest(arrays),
+              "arrays": {k: [v.dtype.str, list(v.shape)] for k, v in sorted(arrays.items())}}
+    arrays[_HEADER] = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8).copy()
+
+    def write(tmp: os.PathLike[str]) -> None:
+        with open(tmp, "wb") as f:  # a file object: np.savez would append ".npz" to a path
+            np.savez(f, **arrays)
+
+    write_with(path, write)
+
+
+def _read_arrays(path: str) -> dict[str, np.ndarray]:
+    if not os.path.exists(path):
+        raise InputError("no such pool file", path)
+    if os.path.isdir(path):
+        raise InputError("is a directory, expected a pool file", path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise InputError("not an ir_rarity pool file (a single .npy array)", path)
+            return {name: archive[name] for name in archive.files}
+    except InputError:
+        raise
+    except ValueError as e:  # includes "Object arrays cannot be loaded when allow_pickle=False"
+        raise InputError(f"not a valid ir_rarity pool file ({' '.join(str(e).split())})", path) from None
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError, UnicodeDecodeError, RuntimeError) as e:
+        raise InputError(f"damaged or not an ir_rarity pool file ({type(e).__name__}: {e})", path) from None
+
+
+def load_pool(path: str | os.PathLike[str], cls: type[Pool] | None = None) -> Pool:
+    """Read a pool written by :func:`save_pool`.
+
+    Args:
+        path: The pool file.
+        cls: The class to build (default :class:`~ir_rarity.pool.pool.Pool`).
+
+    Raises:
+        InputError: the file is missing, not a pool file, of another format version, changed (checksum
+            mismatch), truncated, or holds pickled objects; the message names the file.
+
+    """
+    if cls is None:
+        from ir_rarity.pool.pool import Pool as cls
+    source = os.fspath(path)
+    arrays = _read_arrays(source)
+    raw_header = arrays.pop(_HEADER, None)
+    if raw_header is None or raw_header.dtype != np.uint8 or raw_header.ndim != 1:
+        raise InputError("not an ir_rarity pool file (no header)", source)
+    try:
+        header = json.loads(raw_header.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise InputError("damaged pool file (unreadable header)", source) from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InputError("not an ir_rarity pool file", source)
+    if header.get("version") != VERSION:
+        raise InputError(f"pool file format version {header.get('version')!r}; this ir_rarity reads version "
+                         f"{VERSION}", source)
+    expected = set(_NUMERIC) | {f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")}
+    if set(arrays) != expected:
+        raise InputError("damaged pool file (unexpected arrays)", source)
+    if _digest(arrays) != header.get("sha256"):
+        raise InputError("damaged pool file: its SHA-256 checksum does not match (changed or corrupted)", source)
+    try:
+        return _build(cls, arrays)
+    except (ValueError, IndexError, UnicodeDecodeError) as e:
+        raise InputError(f"damaged pool file ({e})", source) from None
+
+
+def _build(cls: type[Pool], arrays: dict[str, np.ndarray]) -> Pool:
+    for name in _NUMERIC:
+        if arrays[name].dtype.kind not in ("f" if name == "score" else "iu") or arrays[name].ndim != 1:
+            raise ValueError(f"array {name!r} has dtype {arrays[name].dtype} and {arrays[name].ndim} dimensions")
+    strings = {}
+    for name in _STRINGS:
+        data, ends = arrays[f"{name}_utf8"], arrays[f"{name}_ends"]
+        if data.dtype != np.uint8 or ends.dtype != np.int64 or (len(ends) and (
+                ends[-1] != len(data) or (np.diff(ends) < 0).any() or ends[0] < 0)):
+            raise ValueError(f"strings {name!r} are malformed")
+        strings[name] = _unpack(data, ends)
+    n = len(arrays["run"])
+    if any(len(arrays[k]) != n for k in ("query", "doc", "score", "rank")):
+        raise ValueError("row arrays differ in length")
+    n_runs = len(strings["names"])
+    checks = [("run", n_runs), ("query", len(strings["queries"])), ("doc", len(strings["docs"]))]
+    for name, bound in checks:
+        a = arrays[name]
+        if n and (a.min() < 0 or a.max() >= bound):
+            raise ValueError(f"codes of {name!r} out of range")
+    if n and (np.diff(arrays["run"]) < 0).any():
+        raise ValueError("rows are not grouped by run")
+    groups = arrays["groups"]
+    if len(groups) != n_runs or (n_runs and (groups.min() < 0 or groups.max() >= len(strings["group_names"]))):
+        raise ValueError("team codes out of range")
+    return cls(strings["names"], pd.Index(strings["queries"]), pd.Index(strings["docs"]),
+               arrays["run"], arrays["query"], arrays["doc"], arrays["score"], arrays["rank"], groups,
+               strings["group_names"])

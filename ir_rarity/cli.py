@@ -62,22 +62,6 @@ def _runs_spec(specs: Sequence[str]) -> str | list[str]:
     return specs[0] if len(specs) == 1 else list(specs)
 
 
-def _read_teams(spec: str) -> dict[str, str]:
-    """``FILE`` (CSV with columns run, team) or ``FILE:COLUMN`` (CSV with a run column) -> {run: team}."""
-    import pandas as pd
-
-    path, column = spec, "team"
-    if not Path(spec).exists() and ":" in spec:
-        path, column = spec.rsplit(":", 1)
-    if not Path(path).is_file():
-        raise InputError("no such teams file", path)
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    for needed in ("run", column):
-        if needed not in frame.columns:
-            raise InputError(f"teams file has no column {needed!r} (found {list(frame.columns)})", path)
-    return dict(zip(frame["run"], frame[column], strict=True))
-
-
 def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
     import ir_measures
 
@@ -118,7 +102,9 @@ def _build_pool(runs: Sequence[str], extra: Sequence[str] | None, teams: str | N
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.sources import iter_named_runs
 
-    team_map = _read_teams(teams) if teams else None
+    from ir_rarity.pool.teams import read_teams
+
+    team_map = read_teams(teams) if teams else None  # FILE (columns run, team) or FILE:COLUMN
     if not extra:
         pool = Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
                               keep_depth=keep_depth)
@@ -258,22 +244,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def judging_pool(pool: Pool, depth: int) -> pd.DataFrame:
-    """The depth-k judging pool: every (query, document) in some run's top ``depth``, with how many runs have it.
-
-    Returns:
-        A DataFrame ``query_id, doc_id, n_runs`` sorted by query id then docno. ``n_runs`` counts runs, even for a
-        pool built with teams.
-
-    """
-    import pandas as pd
-
-    frames = [pool.run(name) for name in pool.names]
-    rows = pd.concat([f.loc[f["rank"] <= depth, ["query_id", "doc_id"]] for f in frames], ignore_index=True)
-    out = rows.groupby(["query_id", "doc_id"], sort=True).size().rename("n_runs").reset_index()
-    return out
-
-
 def _write_frame(frame: pd.DataFrame, path: str) -> None:
     suffix = Path(path).suffix.lower()
     if suffix == ".parquet":
@@ -316,6 +286,8 @@ def _cmd_pool(args: argparse.Namespace) -> int:
     if args.judging_pool is not None:
         if args.depth is None:
             raise _UsageError("--judging-pool needs --depth K")
+        from ir_rarity.campaign import judging_pool
+
         _write_frame(judging_pool(pool, args.depth), args.judging_pool)
     print(f"{pool!r}", file=sys.stderr)
     return 0

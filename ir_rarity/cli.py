@@ -101,7 +101,6 @@ def _build_pool(runs: Sequence[str], extra: Sequence[str] | None, teams: str | N
     """
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.sources import iter_named_runs
-
     from ir_rarity.pool.teams import read_teams
 
     team_map = read_teams(teams) if teams else None  # FILE (columns run, team) or FILE:COLUMN

@@ -158,3 +158,18 @@ def test_parameter_ranges_are_checked(hand_pool: Pool, hand_qrels: pd.DataFrame)
             hand_pool.evaluate(hand_qrels, [bad])
     with pytest.raises(ParameterError, match="unsupported parameter"):
         ir_rarity.P_rare(beta=1).validate_params()
+
+
+def test_qrels_as_path_iterable_and_the_evaluator(hand_pool: Pool, hand_files: dict, hand_qrels: pd.DataFrame
+                                                  ) -> None:
+    expected = EXPECTED["P_rare@2"]
+    by_path = hand_pool.evaluate(hand_files["qrels"], ["P_rare@2"])["P_rare@2"]
+    by_iter = hand_pool.evaluate(list(ir_measures.read_trec_qrels(str(hand_files["qrels"]))), ["P_rare@2"])
+    for run, value in expected.items():
+        assert by_path[run] == pytest.approx(value) and by_iter.loc[run, "P_rare@2"] == pytest.approx(value)
+    evaluator = ir_measures.evaluator([P_rare @ 2, P @ 2], hand_qrels)  # built outside the pool: fine
+    with hand_pool:
+        for run, value in expected.items():
+            got = evaluator.calc_aggregate(hand_pool.run(run))
+            assert got[P_rare @ 2] == pytest.approx(value, abs=1e-15)
+            assert got[P @ 2] == pytest.approx(EXPECTED["P_rare(alpha=0.0)@2"][run], abs=1e-15)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, supported_names
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures.base import higher_is_better
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
 
@@ -51,20 +52,26 @@ def per_query_matrix(pool: Pool, qrels: Any, measure: MeasureLike) -> pd.DataFra
 
     Returns:
         A DataFrame with one row per run (index ``run``, pool order) and one column per qrels query id
-        (``query_id``, sorted), ready for :func:`~ir_rarity.meta.stats.kendall_tau`,
+        (``query_id``, sorted), with ``attrs["measure"]`` and ``attrs["higher_is_better"]``, ready for
+        :func:`~ir_rarity.meta.stats.kendall_tau`,
         :func:`~ir_rarity.meta.stats.discriminative_power` and :func:`~ir_rarity.meta.stats.stability`.
 
     """
     m = _parse(measure)
     if m.NAME in supported_names():
         encoded = pool.encode_qrels(qrels)
-        return _engine_frame(pool, pool.member_rows(encoded), encoded, m)
-    long = pool.evaluate(qrels, [m], by_query=True)
-    n_runs = len(pool)
-    n_queries = len(long) // n_runs
-    columns = pd.Index([str(q) for q in long["query_id"].iloc[:n_queries]], name="query_id")
-    return pd.DataFrame(long["value"].to_numpy(float).reshape(n_runs, n_queries),
-                        index=pd.Index(pool.names, name="run"), columns=columns)
+        frame = _engine_frame(pool, pool.member_rows(encoded), encoded, m)
+    else:
+        long = pool.evaluate(qrels, [m], by_query=True)
+        n_runs = len(pool)
+        n_queries = len(long) // n_runs
+        columns = pd.Index([str(q) for q in long["query_id"].iloc[:n_queries]], name="query_id")
+        frame = pd.DataFrame(long["value"].to_numpy(float).reshape(n_runs, n_queries),
+                             index=pd.Index(pool.names, name="run"), columns=columns)
+    # The meta-evaluation functions read the direction from here when not told (ASL: lower is better).
+    frame.attrs["measure"] = str(m)
+    frame.attrs["higher_is_better"] = higher_is_better(m)
+    return frame
 
 
 def _tau_b(means: pd.Series, base: pd.Series) -> float:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -88,8 +88,18 @@ def _run_means(scores_or_means: pd.DataFrame | pd.Series) -> pd.Series:
     )
 
 
-def _directions(higher_is_better: bool | tuple[bool, bool]) -> tuple[bool, bool]:
-    """Expand ``higher_is_better`` into one flag per compared measure."""
+def _direction_of(scores: Any, higher_is_better: bool | None) -> bool:
+    """The given direction, else the one recorded by :func:`~ir_rarity.meta.per_query_matrix`, else True."""
+    if higher_is_better is not None:
+        return bool(higher_is_better)
+    return bool(getattr(scores, "attrs", {}).get("higher_is_better", True))
+
+
+def _directions(higher_is_better: bool | tuple[bool, bool] | None, a: Any = None, b: Any = None
+                ) -> tuple[bool, bool]:
+    """Expand ``higher_is_better`` into one flag per compared measure (None: read each input's ``attrs``)."""
+    if higher_is_better is None:
+        return _direction_of(a, None), _direction_of(b, None)
     if isinstance(higher_is_better, tuple):
         if len(higher_is_better) != 2:
             raise ParameterError("higher_is_better must be a bool or a pair of bools")
@@ -100,13 +110,13 @@ def _directions(higher_is_better: bool | tuple[bool, bool]) -> tuple[bool, bool]
 def _aligned_oriented_means(
     a: pd.DataFrame | pd.Series,
     b: pd.DataFrame | pd.Series,
-    higher_is_better: bool | tuple[bool, bool],
+    higher_is_better: bool | tuple[bool, bool] | None,
 ) -> tuple[pd.Series, pd.Series]:
     """Run means of two measures on their common runs, sign-flipped so that larger is always better.
 
     Runs missing from either input, or whose mean is NaN in either, are dropped.
     """
-    hib_a, hib_b = _directions(higher_is_better)
+    hib_a, hib_b = _directions(higher_is_better, a, b)
     mean_a = _run_means(a)
     mean_b = _run_means(b)
     common = mean_a.index.intersection(mean_b.index, sort=False)
@@ -125,7 +135,7 @@ def _aligned_oriented_means(
 # ----------------------------------------------------------------------------------------------------------
 
 
-def system_ranking(scores_or_means: pd.DataFrame | pd.Series, higher_is_better: bool = True) -> pd.Series:
+def system_ranking(scores_or_means: pd.DataFrame | pd.Series, higher_is_better: bool | None = None) -> pd.Series:
     """Rank systems by their mean score over queries (rank 1 = best).
 
     The mean of run r is ``m_r = (1 / |Q_r|) * sum_{q in Q_r} s_{r,q}`` where ``Q_r`` are the queries with a
@@ -144,6 +154,7 @@ def system_ranking(scores_or_means: pd.DataFrame | pd.Series, higher_is_better: 
 
     """
     means = _run_means(scores_or_means)
+    higher_is_better = _direction_of(scores_or_means, higher_is_better)
     ranks = means.rank(method="average", ascending=not higher_is_better, na_option="keep")
     ranks.name = "rank"
     return ranks
@@ -153,7 +164,7 @@ def kendall_tau(
     a: pd.DataFrame | pd.Series,
     b: pd.DataFrame | pd.Series,
     variant: Literal["b", "c"] = "b",
-    higher_is_better: bool | tuple[bool, bool] = True,
+    higher_is_better: bool | tuple[bool, bool] | None = None,
 ) -> float:
     """Kendall's tau between the system rankings induced by two measures.
 
@@ -213,7 +224,7 @@ def tau_ap(
     a: pd.DataFrame | pd.Series,
     b: pd.DataFrame | pd.Series,
     symmetric: bool = False,
-    higher_is_better: bool | tuple[bool, bool] = True,
+    higher_is_better: bool | tuple[bool, bool] | None = None,
 ) -> float:
     """AP rank correlation tau_AP (Yilmaz, Aslam & Robertson, SIGIR 2008) of ranking ``a`` against ``b``.
 
@@ -550,7 +561,7 @@ def stability(
     fuzziness: float = ...,
     relative: bool = ...,
     seed: int | np.random.Generator | None = ...,
-    higher_is_better: bool = ...,
+    higher_is_better: bool | None = ...,
     return_details: Literal[False] = ...,
 ) -> float: ...
 
@@ -563,7 +574,7 @@ def stability(
     fuzziness: float = ...,
     relative: bool = ...,
     seed: int | np.random.Generator | None = ...,
-    higher_is_better: bool = ...,
+    higher_is_better: bool | None = ...,
     *,
     return_details: Literal[True],
 ) -> StabilityResult: ...
@@ -576,7 +587,7 @@ def stability(
     fuzziness: float = 0.05,
     relative: bool = False,
     seed: int | np.random.Generator | None = None,
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     return_details: bool = False,
 ) -> float | StabilityResult:
     """Stability of a measure under topic subsampling (Buckley & Voorhees; Türkmen et al., ECIR 2023, §4.4).
@@ -637,7 +648,7 @@ def stability(
     counts = selection @ valid.T.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums / counts  # NaN when a run has no scored query in the subset
-    if not higher_is_better:
+    if not _direction_of(scores, higher_is_better):
         means = -means
 
     i, j = np.triu_indices(n_runs, k=1)

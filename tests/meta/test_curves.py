@@ -64,3 +64,17 @@ def test_round1_engine_base_equals_ir_measures(covid_pool: Pool, covid_qrels: pd
     ours = per_query_matrix(small, covid_qrels, "P_rare(alpha=0)@100")
     theirs = per_query_matrix(small, covid_qrels, "P@100")
     pd.testing.assert_frame_equal(ours, theirs, check_exact=False, rtol=0, atol=1e-12)
+
+
+def test_direction_flows_from_the_measure(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    from ir_rarity.meta import per_query_matrix, stability, system_ranking
+
+    asl = per_query_matrix(covid_pool, covid_qrels, "ASL@g1-10")
+    assert asl.attrs == {"measure": "ASL@g1-10", "higher_is_better": False}
+    ranks = system_ranking(asl)  # lower ASL is better: rank 1 has the smallest mean
+    means = asl.mean(axis=1, skipna=True)
+    assert ranks[means.idxmin()] == 1.0 and ranks[means.idxmax()] == len(means)
+    assert (ranks == system_ranking(asl, higher_is_better=False)).all()
+    assert stability(asl, trials=50, seed=1) == stability(asl, trials=50, seed=1, higher_is_better=False)
+    p = per_query_matrix(covid_pool, covid_qrels, "P_rare@100")
+    assert p.attrs["higher_is_better"] is True

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import glob
 import os
+from collections import deque
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,25 @@ def _split_by_tag(frame: pd.DataFrame, source: str) -> Iterator[tuple[str, pd.Da
         yield str(tag), part[["query_id", "doc_id", "score"]].reset_index(drop=True)
 
 
+def _read_ahead(files: list[Path], window: int = 4) -> Iterator[pd.DataFrame]:
+    """Read ``files`` in order on two threads, at most ``window`` files ahead of the consumer.
+
+    Decompression and pyarrow's parser release the GIL, so a second thread reads the next file while the
+    caller works on this one. A read error surfaces when its file's turn comes.
+    """
+    if len(files) < 2:
+        yield from (read_trec_run(p) for p in files)
+        return
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ir_rarity-read") as pool:
+        pending: deque[Future[pd.DataFrame]] = deque()
+        for path in files:
+            pending.append(pool.submit(read_trec_run, path))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
 def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool | None = None
                     ) -> Iterator[tuple[str, pd.DataFrame]]:
     """Yield ``(name, frame)`` for every run in ``runs``.
@@ -96,8 +117,8 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
 
     # tqdm: disable=None hides the bar when stderr is not a terminal.
     disable = (None if len(files) >= 20 else True) if progress is None else not progress
-    for path in tqdm(files, desc="reading runs", unit="file", disable=disable, leave=False):
-        frame = read_trec_run(path)
+    for path, frame in tqdm(zip(files, _read_ahead(files), strict=True), total=len(files), desc="reading runs",
+                            unit="file", disable=disable, leave=False):
         if split:
             yield from _split_by_tag(frame, str(path))
         else:

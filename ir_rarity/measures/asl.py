@@ -9,7 +9,7 @@ from typing import ClassVar
 from ir_measures.measures.base import Agg, ParamInfo
 
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.base import RarityMeasure
+from ir_rarity.measures.base import RarityMeasure, rel_param
 
 __all__ = ["ASL", "UNRETRIEVED_CHOICES", "NanMeanAgg", "parse_group"]
 
@@ -92,7 +92,7 @@ class _ASL(RarityMeasure):
     SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
         "group": ParamInfo(dtype=str, default=None,
                            desc="'gA-B': average the A-th to B-th best-placed relevant documents (default: all)"),
-        "rel": ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)"),
+        "rel": rel_param(),
         "unretrieved": ParamInfo(dtype=str, default="after_last", choices=UNRETRIEVED_CHOICES,
                                  desc="value of an unretrieved relevant document: 'after_last' = irrel_q + 1 "
                                       "(placed after the run's last document), 'eq3' = irrel_q (eq. 3 literally)"),

@@ -13,7 +13,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
 from ir_rarity.errors import ParameterError
 
-__all__ = ["RarityMeasure", "RarityWeightedMeasure", "higher_is_better", "rarity_params"]
+__all__ = ["RarityMeasure", "RarityWeightedMeasure", "higher_is_better", "rarity_params", "rel_param"]
 
 
 class RarityMeasure(ir_measures.Measure):
@@ -101,6 +101,11 @@ WEIGHTING_CHOICES = ("linear", "log")
 """Values of ``weighting``: R(d) = 1 - S_d/S (eq. 2), or the IDF-like log(S/S_d)/log(S)."""
 
 
+def rel_param() -> ParamInfo:
+    """The ``rel`` parameter every ir_rarity measure shares: the minimum label counted as relevant."""
+    return ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)")
+
+
 def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[str, ParamInfo]:
     """The parameters shared by the rarity measures (``P_rare``, ``AP_rare``, ``nDCG_rare``).
 
@@ -113,7 +118,7 @@ def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[s
         "cutoff": ParamInfo(dtype=int, required=cutoff_required, desc="ranking cutoff threshold k"),
         "alpha": ParamInfo(dtype=float, default=1.0,
                            desc="weight of rarity: 0 gives the standard measure; >= 0, and <= 1 when bounded"),
-        "rel": ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)"),
+        "rel": rel_param(),
         "depth": ParamInfo(dtype=int, default=None,
                            desc="S_d counts the pool runs that retrieve d in their top `depth` (default: the "
                                 "cutoff; without a cutoff, each run's full length)"),

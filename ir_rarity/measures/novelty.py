@@ -8,7 +8,7 @@ from typing import ClassVar
 from ir_measures.measures.base import ParamInfo
 
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.base import RarityMeasure
+from ir_rarity.measures.base import RarityMeasure, rel_param
 
 __all__ = ["U_novel"]
 
@@ -48,7 +48,7 @@ class _U_novel(RarityMeasure):
     SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
         "cutoff": ParamInfo(dtype=int, required=False,
                             desc="read only the top k, with N = k (default: the whole ranking, N = its length)"),
-        "rel": ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)"),
+        "rel": rel_param(),
         "epsilon": ParamInfo(dtype=float, default=0.001,
                              desc="additive smoothing of both probabilities, > 0: keeps log(0) out"),
         "pool": ParamInfo(dtype=str, default=None,

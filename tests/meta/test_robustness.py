@@ -157,12 +157,18 @@ def test_synthetic_round1_alpha_zero_curves_coincide(covid_pool: Pool, covid_qre
     assert curve["rank"].between(1, len(covid_pool) + 1).all()
 
 
-def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
-    curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(0.5,), max_relevant=40)
-    topic = covid_qrels[covid_qrels["query_id"] == "6"]
-    rare = [f"ir_rarity-synthetic-{i:04d}" for i in range(1, 41)]
+def _topic_6_with_synthetic(qrels: pd.DataFrame, n: int) -> tuple[pd.DataFrame, list[str], pd.DataFrame]:
+    """Topic 6's judgments, the docnos of n simulated relevant documents, and the qrels extended with them."""
+    topic = qrels[qrels["query_id"] == "6"]
+    rare = [f"ir_rarity-synthetic-{i:04d}" for i in range(1, n + 1)]
     extended = pd.concat([topic, pd.DataFrame({"query_id": "6", "doc_id": rare, "relevance": 1})],
                          ignore_index=True)
+    return topic, rare, extended
+
+
+def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(0.5,), max_relevant=40)
+    _, rare, extended = _topic_6_with_synthetic(covid_qrels, 40)
     encoded = covid_pool.encode_qrels(extended)
     m = ir_measures.parse_measure("P_rare(alpha=0.5)@100")
     for n in (1, 17, 40):
@@ -174,10 +180,7 @@ def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.
 
 def test_synthetic_rank_equals_a_really_joined_pool(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
     curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(1.0,), max_relevant=30)
-    topic = covid_qrels[covid_qrels["query_id"] == "6"]
-    rare = [f"ir_rarity-synthetic-{i:04d}" for i in range(1, 31)]
-    extended = pd.concat([topic, pd.DataFrame({"query_id": "6", "doc_id": rare, "relevance": 1})],
-                         ignore_index=True)
+    topic, rare, extended = _topic_6_with_synthetic(covid_qrels, 30)
     campaign = {name: covid_pool.run(name) for name in covid_pool.names}
     for system in ("rare", "common"):
         for n in (5, 30):

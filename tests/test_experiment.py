@@ -72,7 +72,9 @@ def vaswani_table(tmp_path_factory: pytest.TempPathFactory, vaswani_dataset: str
 def test_ir_datasets_local_dataset_goes_through_the_api(vaswani_dataset: str) -> None:
     dataset = ir_datasets.load(vaswani_dataset)
     assert dataset.has_qrels() and dataset.has_queries()
-    topics = ir_rarity.integrations.pyterrier.as_topics_frame(vaswani_dataset)
+    from ir_rarity.integrations.pyterrier import as_topics_frame
+
+    topics = as_topics_frame(vaswani_dataset)
     assert len(topics) == 93 and topics.loc[0, "query"].startswith("measurement of dielectric")
     qrels = ir_rarity.io.as_qrels_frame(vaswani_dataset)
     assert len(qrels) == 2083

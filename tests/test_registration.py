@@ -64,3 +64,13 @@ def test_pyterrier_measures_imported_after_ir_rarity() -> None:
     import pyterrier.measures as m
 
     assert m.P_rare is P_rare
+
+
+def test_registering_with_ir_measures_stays_light() -> None:
+    # The start-up hook registers ir_rarity on every `import ir_measures`: that must not load numpy or pandas.
+    code = ("import sys, ir_measures, ir_rarity; "
+            "print('P_rare' in ir_measures.measures.registry, any(m in sys.modules for m in ('numpy', 'pandas')), "
+            "ir_rarity.Pool.__name__, 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False", "Pool", "True"]  # lazy names still resolve on first use

@@ -15,17 +15,19 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import ir_measures
-import pandas as pd
 from ir_measures import Metric
 from ir_measures.providers.base import Evaluator, Provider
 
-from ir_rarity.engine.evaluate import compute, supported_names
-from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.pool.context import active_pool, require_pool
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ir_rarity.pool.pool import Pool
+
+# numpy, pandas and the engine are imported when a run is evaluated, not when the provider is registered: the
+# start-up hook registers ir_rarity on every `import ir_measures`, which must stay as light as it was.
 
 __all__ = ["POOL_ENV", "RarityEvaluator", "RarityProvider", "pool_for"]
 
@@ -74,6 +76,9 @@ class RarityEvaluator(Evaluator):
         self._qrels = qrels
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        from ir_rarity.engine.evaluate import compute
+        from ir_rarity.io.frames import as_run_frame
+
         frame = as_run_frame(run)
         by_pool: dict[int, tuple[Pool, list[ir_measures.Measure]]] = {}
         own: list[Pool] = []
@@ -105,10 +110,12 @@ class RarityProvider(Provider):
 
     def supports(self, measure: ir_measures.Measure) -> bool:
         """True for ir_rarity measures (after checking their parameters)."""
-        if not isinstance(measure, RarityMeasure) or measure.NAME not in supported_names():
+        if not isinstance(measure, RarityMeasure):  # every ir_rarity measure has an engine kernel
             return False
         measure.validate_params()
         return True
 
     def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> RarityEvaluator:
+        from ir_rarity.io.frames import as_qrels_frame
+
         return RarityEvaluator(measures, as_qrels_frame(qrels))

@@ -13,27 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_helpers import assert_cli_error, run_cli
 
 from ir_rarity import Pool
 from ir_rarity.cli import main
 
 MEASURES = ["P_rare@2", "P_rare(alpha=0.5)@3", "AP_rare", "P@2"]
 BIN = Path(sys.executable).parent
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None, script: bool = False) -> subprocess.CompletedProcess:
-    cmd = [str(BIN / "ir-rarity")] if script else [sys.executable, "-m", "ir_rarity"]
-    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **(env or {})})
-
-
-def assert_error(result: subprocess.CompletedProcess, *words: str) -> None:
-    assert result.returncode == 2, result
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ir-rarity: error: "), result.stderr
-    for word in words:
-        assert word in lines[0]
 
 
 @pytest.fixture
@@ -132,10 +118,10 @@ def test_errors_are_one_line_exit_2(hand_files, tmp_path):
     bad = tmp_path / "bad.run"
     bad.write_text("q1 Q0 d1 1 1.0 X\nq1 Q0 d2 2 notanumber X\n")
     qrels, a = hand_files["qrels"], hand_files["A"]
-    assert_error(run_cli("eval", qrels, tmp_path / "missing.run", "-m", "P@2"), "missing.run")
-    assert_error(run_cli("eval", qrels, a, "-m", "Nonsense@3"), "Nonsense@3")
-    assert_error(run_cli("eval", qrels, a, "-m", "P_rare(alpha=-1)@3"), "alpha")
-    assert_error(run_cli("eval", qrels, bad, "-m", "P@2"), "bad.run:2")
+    assert_cli_error(run_cli("eval", qrels, tmp_path / "missing.run", "-m", "P@2"), "missing.run")
+    assert_cli_error(run_cli("eval", qrels, a, "-m", "Nonsense@3"), "Nonsense@3")
+    assert_cli_error(run_cli("eval", qrels, a, "-m", "P_rare(alpha=-1)@3"), "alpha")
+    assert_cli_error(run_cli("eval", qrels, bad, "-m", "P@2"), "bad.run:2")
 
 
 def test_output_is_atomic_and_refuses_inputs(hand_files, tmp_path, capsys):
@@ -150,7 +136,7 @@ def test_output_is_atomic_and_refuses_inputs(hand_files, tmp_path, capsys):
     assert "refusing to write over an input file" in capsys.readouterr().err
     assert hand_files["A"].read_text() == before
     result = run_cli("eval", hand_files["qrels"], tmp_path / "*", "-m", "P@2", "--output", hand_files["qrels"])
-    assert_error(result, "refusing")
+    assert_cli_error(result, "refusing")
 
 
 def test_pool_export(hand_files, tmp_path):
@@ -166,7 +152,7 @@ def test_pool_export(hand_files, tmp_path):
     top2 = pd.concat([pool.run(n).query("rank <= 2") for n in pool.names])
     assert len(jp) == len(top2.drop_duplicates(["query_id", "doc_id"]))
     assert int(jp["n_runs"].sum()) == len(top2)
-    assert_error(run_cli("pool", *runs, "--out", tmp_path / "x.txt"), ".csv or .parquet")
+    assert_cli_error(run_cli("pool", *runs, "--out", tmp_path / "x.txt"), ".csv or .parquet")
 
 
 def test_meta_command(hand_files, tmp_path):
@@ -174,7 +160,7 @@ def test_meta_command(hand_files, tmp_path):
     try:
         import ir_rarity.meta.report  # noqa: F401
     except ImportError:
-        assert_error(run_cli("meta", hand_files["qrels"], *runs, "--out", tmp_path / "rep"), "not available")
+        assert_cli_error(run_cli("meta", hand_files["qrels"], *runs, "--out", tmp_path / "rep"), "not available")
     else:
         result = run_cli("meta", hand_files["qrels"], *runs, "--out", tmp_path / "rep", "--cutoff", "3",
                          "--trials", "5", "--no-plots")

@@ -9,13 +9,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import assert_cli_error, run_cli
 
 import ir_rarity
 from ir_rarity import (
@@ -34,20 +33,6 @@ from ir_rarity import (
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
 RUN_A = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d1 1 1.0 A\n"
 RUN_B = "q1 Q0 d3 1 3.0 B\nq1 Q0 d4 2 2.0 B\n"
-
-
-def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ir_rarity", *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
-
-
-def assert_cli_error(result: subprocess.CompletedProcess, *words: str) -> None:
-    assert result.returncode == 2, result
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ir-rarity: error: "), result.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
 
 
 def digest(paths: list[Path]) -> dict[Path, str]:

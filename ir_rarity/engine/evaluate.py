@@ -15,7 +15,7 @@ import pandas as pd
 
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine import extensions, kernels, novelty
-from ir_rarity.engine.ranking import encode, pair_keys
+from ir_rarity.engine.ranking import encode, pair_keys, sorted_lookup
 from ir_rarity.errors import InputError, ParameterError
 
 __all__ = ["EncodedQrels", "Rows", "compute", "encode_qrels", "supported_names"]
@@ -66,10 +66,7 @@ class EncodedQrels:
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Labels of rows with pair ``keys``; :data:`UNJUDGED` where the pair is not judged."""
-        pos = np.searchsorted(self.keys, keys)
-        pos = np.minimum(pos, max(len(self.keys) - 1, 0))
-        found = (self.keys[pos] == keys) if len(self.keys) else np.zeros(len(keys), dtype=bool)
-        return np.where(found, self.labels[pos] if len(self.keys) else 0, UNJUDGED)
+        return sorted_lookup(self.keys, self.labels, keys, UNJUDGED)
 
 
 def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index,

@@ -8,6 +8,7 @@ All later steps work on integer codes. Query ids and docnos are factorized once 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ __all__ = [
     "group_starts",
     "pair_keys",
     "ranks_within_groups",
+    "sorted_lookup",
     "trec_order",
 ]
 
@@ -28,6 +30,14 @@ KEY_SHIFT = 32
 def pair_keys(query_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
     """Combine query and document codes into one sortable int64 key per row."""
     return (query_codes.astype(np.int64) << KEY_SHIFT) | doc_codes.astype(np.int64)
+
+
+def sorted_lookup(table_keys: np.ndarray, table_values: np.ndarray, keys: np.ndarray, missing: Any) -> np.ndarray:
+    """``table_values`` of each of ``keys`` in the sorted, unique ``table_keys``; ``missing`` where absent."""
+    if len(table_keys) == 0:
+        return np.full(len(keys), missing, dtype=np.result_type(table_values.dtype, np.asarray(missing).dtype))
+    pos = np.minimum(np.searchsorted(table_keys, keys), len(table_keys) - 1)
+    return np.where(table_keys[pos] == keys, table_values[pos], missing)
 
 
 def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[np.ndarray, pd.Index]:

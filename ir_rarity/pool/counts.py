@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, encode_qrels, supported_names
-from ir_rarity.engine.ranking import pair_keys
+from ir_rarity.engine.ranking import pair_keys, sorted_lookup
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
@@ -152,10 +152,7 @@ class CountTable:
         if depth != self.depth:
             raise ParameterError(f"this count table holds S_d counted at depth {self.depth}; a measure asks for "
                                  f"depth {depth} (set the measure's cutoff/depth to match, or count again)")
-        if len(self._keys) == 0:
-            return np.zeros(len(keys))
-        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-        return np.where(self._keys[pos] == keys, self._counts[pos], 0).astype(np.float64)
+        return sorted_lookup(self._keys, self._counts, keys, 0).astype(np.float64)
 
     def run_rows(self, frame: pd.DataFrame, qrels: EncodedQrels, source: str = "run",
                  duplicates: str = "error") -> Rows:

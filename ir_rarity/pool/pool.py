@@ -22,9 +22,10 @@ from ir_rarity.engine.ranking import (
     group_starts,
     pair_keys,
     ranks_within_groups,
+    sorted_lookup,
     trec_order,
 )
-from ir_rarity.errors import DuplicateDocumentError, InputError
+from ir_rarity.errors import DuplicateDocumentError, InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.asl import NanMeanAgg
 from ir_rarity.pool.context import pop_pool, push_pool
@@ -322,11 +323,7 @@ class Pool:
         return self._count_table(depth)[1][self._key_code[keep]].astype(np.float64)
 
     def _lookup_counts(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
-        table_keys, table_counts = self._count_table(depth)
-        if len(table_keys) == 0:
-            return np.zeros(len(keys), dtype=np.float64)
-        pos = np.minimum(np.searchsorted(table_keys, keys), len(table_keys) - 1)
-        return np.where(table_keys[pos] == keys, table_counts[pos], 0).astype(np.float64)
+        return sorted_lookup(*self._count_table(depth), keys, 0).astype(np.float64)
 
     def counts(self, depth: int | None = None) -> pd.DataFrame:
         """The S_d table: one row per (query, document) retrieved by some run within ``depth``.
@@ -342,8 +339,6 @@ class Pool:
 
         """
         if depth is not None and not (isinstance(depth, (int, np.integer)) and depth > 0):
-            from ir_rarity.errors import ParameterError
-
             raise ParameterError(f"depth must be a positive integer or None, got {depth!r}")
         keys, counts = self._count_table(depth)
         present = counts > 0

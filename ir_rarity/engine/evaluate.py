@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -108,10 +109,13 @@ def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index
 class Rows:
     """Rows of the evaluated runs within the qrels' queries, sorted by (run, query, rank).
 
+    Each (run, query) group holds a whole ranking from its top: ``rank`` runs 0, 1, 2, ... within the group. The
+    kernels rely on it to find where groups start without comparing group numbers.
+
     Attributes:
         run: Index of the evaluated run (0 .. n_runs-1) of each row.
         query: Position of each row's query in ``qrels.query_ids``.
-        rank: 0-based rank of each row in its ranking (trec_eval order, computed over the whole ranking).
+        rank: 0-based rank of each row in its ranking (trec_eval order).
         key: (query, document) pair key in the pool's codes.
         label: Relevance label of each row (:data:`UNJUDGED` if not judged).
         present: ``present[r, q]`` is True when run r retrieved anything for query q.
@@ -132,23 +136,35 @@ class Rows:
     n_runs: int
     qrels: EncodedQrels
     counts_at: Callable[[int | None], tuple[np.ndarray, float]]
-    _count_cache: dict[int | None, tuple[np.ndarray, float]] = field(default_factory=dict)
     probabilities_at: Callable[[int | None], tuple[np.ndarray, np.ndarray, int, bool]] | None = None
+    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
 
     @property
     def n_queries(self) -> int:
         """Number of qrels queries (columns of every result matrix)."""
         return len(self.qrels.query_ids)
 
+    def _cached(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
     def counts(self, depth: int | None) -> tuple[np.ndarray, float]:
         """``(S_d per row, S)`` at ``depth``, computed once per depth."""
-        if depth not in self._count_cache:
-            self._count_cache[depth] = self.counts_at(depth)
-        return self._count_cache[depth]
+        return self._cached(("counts", depth), lambda: self.counts_at(depth))
 
     def group(self) -> np.ndarray:
-        """Group number ``run * n_queries + query`` of each row."""
-        return self.run.astype(np.int64) * self.n_queries + self.query
+        """Group number ``run * n_queries + query`` of each row (computed once)."""
+        return self._cached(("group",), lambda: self.run.astype(np.int64) * self.n_queries + self.query)
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Whether each row is relevant at threshold ``rel`` (label >= rel, never a negative label)."""
+        return self._cached(("relevant", rel), lambda: _relevant(self.label, rel))
+
+    def relevant_positions(self, rel: int) -> np.ndarray:
+        """1-based position of each row among its group's relevant rows at ``rel`` (shared by the ASL family)."""
+        return self._cached(("positions", rel), lambda: asl_kernel.relevant_positions(
+            self.relevant(rel), self.group(), self.rank))
 
 
 def _relevant(label: np.ndarray, rel: int) -> np.ndarray:
@@ -202,9 +218,10 @@ def _ap_rare(measure, rows: Rows) -> np.ndarray:
 def _asl(measure, rows: Rows) -> np.ndarray:
     first, last = measure.group_range()
     n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
-    return asl_kernel.atomized_search_length(_relevant(rows.label, measure["rel"]), rows.group(),
-                                             rows.n_runs * rows.n_queries, n_rel, first, last,
-                                             after_last=measure["unretrieved"] == "after_last")
+    rel = measure["rel"]
+    return asl_kernel.atomized_search_length(rows.relevant(rel), rows.group(), rows.n_runs * rows.n_queries, n_rel,
+                                             first, last, after_last=measure["unretrieved"] == "after_last",
+                                             rank=rows.rank, position=rows.relevant_positions(rel))
 
 
 def _ndcg_rare(measure, rows: Rows) -> np.ndarray:

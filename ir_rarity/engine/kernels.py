@@ -39,24 +39,34 @@ def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarra
     return np.bincount(group, weights=values, minlength=n_groups)[:n_groups]
 
 
-def segmented_cumsum(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+def segmented_cumsum(values: np.ndarray, group: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
     """Running sum of ``values`` restarted at each group, added up in rank order within the group.
 
-    Integer values use one global ``np.cumsum`` minus each group's starting total, which is exact for integers.
-    Float values use pandas' grouped cumsum, which adds up each group on its own: one global float cumsum minus
-    offsets would carry rounding error from all earlier groups and break exact agreement with trec_eval.
+    Integer values use one global ``np.cumsum`` minus the total before each group's first row, which is exact
+    for integers. Float values use pandas' grouped cumsum, which adds up each group on its own: one global float
+    cumsum minus offsets would carry rounding error from all earlier groups and break exact agreement with
+    trec_eval.
+
+    Args:
+        values: Per-row values, rows sorted by group.
+        group: Group number of each row.
+        rank: Optional 0-based position of each row within its group (groups then start where ``rank`` is 0 and
+            hold consecutive ranks); saves finding the group starts from ``group``.
+
     """
     if np.issubdtype(values.dtype, np.integer) or values.dtype == bool:
-        values = values.astype(np.int64)
-        total = np.cumsum(values)
         n = len(values)
-        if n == 0:
-            return total
-        start = np.empty(n, dtype=bool)
-        start[0] = True
-        start[1:] = group[1:] != group[:-1]
-        first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
-        return total - (total[first] - values[first])
+        before = np.zeros(n + 1, dtype=np.int64)  # before[i]: total of rows 0 .. i-1
+        np.cumsum(values, dtype=np.int64, out=before[1:])
+        if rank is None:
+            start = np.empty(n, dtype=bool)
+            if n:
+                start[0] = True
+                start[1:] = group[1:] != group[:-1]
+            first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
+        else:
+            first = np.arange(n) - rank
+        return before[1:] - before[first]
     return pd.Series(values, copy=False).groupby(group, sort=False).cumsum().to_numpy()
 
 

@@ -91,7 +91,8 @@ class Pool:
         self._key = pair_keys(query, doc)
         # Every (query, doc) pair gets a dense code into the sorted unique keys, so that S_d at any depth is one
         # bincount and per-row lookups are array gathers, not searches.
-        self._key_code, self._unique_keys = key_index if key_index is not None else _key_index(self._key)
+        self._key_code, self._unique_keys = key_index if key_index is not None else _key_index(
+            query, doc, len(queries), len(docs))
         self._groups = groups
         self._group_names = list(group_names)
         self._run_start = np.searchsorted(run, np.arange(len(self._names)), side="left")
@@ -167,7 +168,7 @@ class Pool:
         del frames
         order = trec_order(score, doc, run, query)
         run, query, doc, score = run[order], query[order].astype(np.int32), doc[order].astype(np.int32), score[order]
-        key_code, unique_keys = _key_index(pair_keys(query, doc))
+        key_code, unique_keys = _key_index(query, doc, len(queries), len(docs))
         keep = _check_duplicates(run, key_code, duplicates,
                                  lambda i: (names[run[i]], queries[query[i]], docs[doc[i]]))
         if keep is not None:
@@ -417,7 +418,9 @@ class Pool:
     def member_rows(self, qrels: EncodedQrels) -> Rows:
         """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.evaluate.compute`."""
         position = self._query_positions(qrels)[self._query]
-        keep = position >= 0
+        keep: np.ndarray | slice = position >= 0
+        if keep.all():  # the usual case: every query the runs retrieved is judged; no copies
+            keep = slice(None)
         run, query, rank, key = self._run[keep], position[keep], self._rank[keep], self._key[keep]
         present = np.zeros((len(self._names), len(qrels.query_ids)), dtype=bool)
         present[run, query] = True
@@ -570,12 +573,22 @@ def _top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd
     return frame.iloc[order[rank < k]].reset_index(drop=True)
 
 
-def _key_index(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dense codes of pair keys into their sorted unique values: ``(code per row, sorted unique keys)``.
+def _key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes of the rows' (query, doc) pairs into their sorted unique pair keys.
 
-    Hash-factorizes, then sorts only the unique keys (far fewer than rows in a campaign).
+    Returns ``(code per row, sorted unique pair keys)``. When the grid of all (query, doc) pairs is not much
+    larger than the rows (a campaign: tens of queries, tens of thousands of documents), it is marked directly in
+    a boolean grid; otherwise the pair keys are hash-factorized and only the unique ones sorted.
     """
-    codes, uniques = pd.factorize(keys)
+    if n_queries * n_docs <= max(4 * len(query), 1 << 22):
+        flat = query.astype(np.int64) * n_docs + doc
+        seen = np.zeros(n_queries * n_docs, dtype=bool)
+        seen[flat] = True
+        cells = np.flatnonzero(seen)
+        code = np.cumsum(seen, dtype=np.int32)
+        code -= 1
+        return code[flat], pair_keys(cells // n_docs, cells % n_docs)
+    codes, uniques = pd.factorize(pair_keys(query, doc))
     order = np.argsort(uniques)
     remap = np.empty(len(uniques), dtype=np.int32)
     remap[order] = np.arange(len(uniques), dtype=np.int32)

@@ -1,0 +1,97 @@
+"""The engine's building blocks against plain reference implementations (np.lexsort, loops over groups)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ir_rarity.engine.kernels import segmented_cumsum
+from ir_rarity.engine.ranking import trec_order
+
+# Scores that collide in float32 (1.0 and 1 + 2**-30), signed zeros and infinities: every tie-breaking path.
+SCORES = [0.0, -0.0, 1.0, 1.0 + 2.0**-30, 2.5, -3.0, np.inf, -np.inf, 1e40]
+
+
+def _reference_order(score: np.ndarray, doc: np.ndarray, *groups: np.ndarray) -> np.ndarray:
+    """trec_eval order with np.lexsort: groups ascending, float32 score descending, docno descending."""
+    with np.errstate(over="ignore"):
+        single = score.astype(np.float32)
+    return np.lexsort((-doc.astype(np.int64), -single, *reversed(groups)))
+
+
+def _sorted_rows(order: np.ndarray, score: np.ndarray, doc: np.ndarray, *groups: np.ndarray) -> list[tuple]:
+    with np.errstate(over="ignore"):
+        single = score.astype(np.float32) + np.float32(0.0)
+    return [(*(int(g[i]) for g in groups), float(single[i]), int(doc[i])) for i in order]
+
+
+@st.composite
+def rankings(draw, max_group: int = 4):
+    n = draw(st.integers(0, 60))
+    score = np.array(draw(st.lists(st.sampled_from(SCORES), min_size=n, max_size=n)), dtype=np.float64)
+    doc = np.array(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n)), dtype=np.int64)
+    run = np.array(draw(st.lists(st.integers(0, max_group), min_size=n, max_size=n)), dtype=np.int64)
+    query = np.array(draw(st.lists(st.integers(0, max_group), min_size=n, max_size=n)), dtype=np.int64)
+    return score, doc, run, query
+
+
+@settings(max_examples=300, deadline=None)
+@given(rankings())
+def test_trec_order_equals_lexsort(ranking) -> None:
+    score, doc, run, query = ranking
+    order = trec_order(score, doc, run, query)
+    assert sorted(order.tolist()) == list(range(len(score)))  # a permutation
+    expected = _reference_order(score, doc, run, query)
+    assert _sorted_rows(order, score, doc, run, query) == _sorted_rows(expected, score, doc, run, query)
+    assert _sorted_rows(trec_order(score, doc), score, doc) == _sorted_rows(_reference_order(score, doc), score, doc)
+
+
+def test_trec_order_with_group_numbers_beyond_32_bits() -> None:
+    rng = np.random.default_rng(3)
+    n = 500
+    run = rng.choice([0, 70_000, 90_000], n)  # 90,001 x 90,001 groups: renumbered densely
+    query = rng.choice([1, 5, 90_000], n)
+    score = rng.choice(SCORES, n)
+    doc = rng.integers(0, 40, n)
+    order = trec_order(score, doc, run, query)
+    assert _sorted_rows(order, score, doc, run, query) == _sorted_rows(_reference_order(score, doc, run, query),
+                                                                      score, doc, run, query)
+
+
+def test_trec_order_on_a_hand_example() -> None:
+    # Query 0: d3 and d1 tie at 2.0 (d3 first: docno descending), then d2; query 1: d0 alone.
+    score = np.array([1.0, 2.0, 5.0, 2.0, 2.0])
+    doc = np.array([2, 1, 0, 3, 4])
+    query = np.array([0, 0, 1, 0, 0])
+    assert trec_order(score, doc, query).tolist() == [4, 3, 1, 0, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3)), max_size=50))
+def test_segmented_cumsum_restarts_at_each_group(rows) -> None:
+    rows = sorted(rows, key=lambda r: r[0])
+    group = np.array([g for g, _ in rows], dtype=np.int64)
+    values = np.array([v for _, v in rows], dtype=np.int64)
+    expected, total, previous = [], 0, None
+    for g, v in rows:
+        total = v if g != previous else total + v
+        expected.append(total)
+        previous = g
+    assert segmented_cumsum(values, group).tolist() == expected
+    as_float = segmented_cumsum(values.astype(np.float64) / 4, group)
+    assert np.array_equal(as_float, np.array(expected, dtype=np.float64) / 4)
+
+
+def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
+    from ir_rarity.engine.ranking import pair_keys
+    from ir_rarity.pool.pool import _key_index
+
+    rng = np.random.default_rng(5)
+    query = rng.integers(0, 7, 2000).astype(np.int32)
+    doc = rng.integers(0, 300, 2000).astype(np.int32)
+    unique, inverse = np.unique(pair_keys(query, doc), return_inverse=True)
+    for n_docs in (300, 1 << 22):  # a small grid is marked densely; a huge one is hash-factorized
+        code, keys = _key_index(query, doc, 7, n_docs)
+        assert np.array_equal(keys, unique)
+        assert np.array_equal(code, inverse.reshape(-1))

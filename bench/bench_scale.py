@@ -68,21 +68,26 @@ def main() -> None:
         sys.exit(f"no run files match {runs_glob}")
     qrels = ir_rarity.read_trec_qrels(qrels_path)
     measures = _measures()
-    rows: list[tuple[str, str, str, str, str]] = []
+    rows: list[tuple[str, ...]] = []
 
-    # R2 denominator first (cold-ish cache is the same for both sides after this read).
-    t_pandas, _ = _timed(lambda: [pd.read_csv(f, sep=r"\s+", header=None) for f in files])
-    t_e2e, _ = _timed(lambda: Pool.from_runs(runs_glob).evaluate(qrels, measures))
-    rows.append(("R2", "read + pool + measures / pandas read", f"{t_e2e:.2f} s", f"{t_pandas:.2f} s",
-                 f"{t_e2e / t_pandas:.2f}"))
+    def add(label: str, what: str, ours: str, reference: str, value: float, target: float, ratio: bool = True) -> None:
+        shown = (f"{value:.3f}" if value < 0.2 else f"{value:.2f}") if ratio else ""
+        limit = f"{target:g}" if ratio else f"{target:g} s"
+        rows.append((label, what, ours, reference, shown, limit, "yes" if value <= target else "NO"))
 
     runs = dict(iter_named_runs(runs_glob))
     n_rows = sum(len(r) for r in runs.values())
-    t_ours, _ = _timed(lambda: Pool.from_runs(runs).evaluate(qrels, measures), repeat=2)
+    t_ours, _ = _timed(lambda: Pool.from_runs(runs).evaluate(qrels, measures), repeat=3)
     evaluator = ir_measures.evaluator([ir_measures.P @ 100, ir_measures.AP], qrels)
-    t_ref, _ = _timed(lambda: [evaluator.calc_aggregate(r) for r in runs.values()])
-    rows.insert(0, ("R1", f"pool + {', '.join(measures)} / pytrec_eval P@100 + AP", f"{t_ours:.2f} s",
-                    f"{t_ref:.2f} s", f"{t_ours / t_ref:.3f}"))
+    t_ref, _ = _timed(lambda: [evaluator.calc_aggregate(r) for r in runs.values()], repeat=2)
+    add("R1", f"pool + {', '.join(measures)}, runs in memory / pytrec_eval P@100 + AP", f"{t_ours:.2f} s",
+        f"{t_ref:.2f} s", t_ours / t_ref, 0.1)
+
+    # R2: best of three for each side; the first pandas read also brings the files into the page cache.
+    t_pandas, _ = _timed(lambda: [pd.read_csv(f, sep=r"\s+", header=None) for f in files], repeat=3)
+    t_e2e, _ = _timed(lambda: Pool.from_runs(runs_glob).evaluate(qrels, measures), repeat=3)
+    add("R2", "read + pool + the same measures / pandas reading the files", f"{t_e2e:.2f} s", f"{t_pandas:.2f} s",
+        t_e2e / t_pandas, 1.5)
 
     pool = Pool.from_runs(runs)
     sample = list(runs)[:: max(1, len(runs) // 10)][:10]
@@ -94,29 +99,29 @@ def main() -> None:
             t_b, _ = _timed(lambda name=name: ir_measures.calc_aggregate([p], qrels, runs[name]), repeat=3)
             ratios.append((t_a, t_b))
     t_a, t_b = statistics.median(a for a, _ in ratios), statistics.median(b for _, b in ratios)
-    rows.append(("R3", "one run: calc_aggregate P_rare@100 / P@100", f"{t_a * 1000:.1f} ms", f"{t_b * 1000:.1f} ms",
-                 f"{t_a / t_b:.2f}"))
+    add("R3", "one run: calc_aggregate P_rare@100 in `with pool:` / P@100 (median of 10 runs)",
+        f"{t_a * 1000:.1f} ms", f"{t_b * 1000:.1f} ms", t_a / t_b, 1.0)
 
     scores = per_query_matrix(pool, qrels, "P_rare@100")
     t_stab, _ = _timed(lambda: stability(scores, trials=1000, seed=0), repeat=2)
     t_disc, result = _timed(lambda: discriminative_power(scores, method="ttest_ind"), repeat=2)
     t_rel, _ = _timed(lambda: discriminative_power(scores, method="ttest_rel"), repeat=2)
-    rows.append(("R4", f"stability, 1000 trials, {len(runs)} runs", f"{t_stab:.3f} s", "2 s", ""))
-    rows.append(("R4", f"discriminative power, {result.total_pairs} pairs (pooled / paired t)",
-                 f"{t_disc:.3f} / {t_rel:.3f} s", "2 s", ""))
+    add("R4", f"stability, 1000 trials, {len(runs)} runs", f"{t_stab:.3f} s", "", t_stab, 2.0, ratio=False)
+    add("R4", f"discriminative power, {result.total_pairs} pairs, pooled t (paired t: {t_rel:.3f} s)",
+        f"{t_disc:.3f} s", "", max(t_disc, t_rel), 2.0, ratio=False)
 
     cli = [sys.executable, "-m", "ir_rarity", "eval", qrels_path]
     eval_measures = ["-m", "P_rare@100", "AP_rare@100", "P@10"]
     m_20 = _peak_rss_mb([*cli, *files[:20], *eval_measures])
     m_all = _peak_rss_mb([*cli, *files, *eval_measures])
-    rows.append(("M1", f"peak RSS, ir-rarity eval, {len(files)} files / 20 files", f"{m_all:.0f} MB",
-                 f"{m_20:.0f} MB", f"{m_all / m_20:.2f}"))
+    add("M1", f"peak RSS of ir-rarity eval, {len(files)} files / 20 files", f"{m_all:.0f} MB", f"{m_20:.0f} MB",
+        m_all / m_20, 2.0)
 
     print(f"{len(runs)} runs, {n_rows:,} rows; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy / pandas "
           f"{__import__('numpy').__version__} / {pd.__version__}")
-    print("| | what | ours | reference | ratio |")
-    print("|---|---|---|---|---|")
+    print("| | what | ours | reference | ratio | target | met |")
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 

@@ -95,3 +95,18 @@ def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
         code, keys = _key_index(query, doc, 7, n_docs)
         assert np.array_equal(keys, unique)
         assert np.array_equal(code, inverse.reshape(-1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["1", "10", "2", "b", "a", "é"]), st.integers(1, 30)), max_size=12),
+       st.sampled_from(["str", object]))
+def test_factorize_blocks_equals_sorted_factorize(blocks, dtype) -> None:
+    import pandas as pd
+
+    from ir_rarity.engine.ranking import factorize_blocks
+
+    values = pd.Series([v for v, length in blocks for _ in range(length)], dtype=dtype)
+    codes, uniques = factorize_blocks(values)
+    expected_codes, expected_uniques = pd.factorize(values, sort=True)
+    assert codes.tolist() == expected_codes.tolist()
+    assert list(uniques) == list(expected_uniques)

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from ir_rarity.engine import kernels
-from ir_rarity.engine.ranking import group_starts
+from ir_rarity.engine.ranking import group_starts, sorted_lookup
 
-__all__ = ["lookup", "probability_table", "reading_probability", "utility"]
+__all__ = ["probability_table", "reading_probability", "utility"]
 
 
 def reading_probability(rank: np.ndarray, length: np.ndarray | int) -> np.ndarray:
@@ -61,14 +61,6 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
     return keys, np.bincount(inverse.reshape(-1), weights=probability, minlength=len(keys))
 
 
-def lookup(table_keys: np.ndarray, table_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Values of ``keys`` in a sorted key table; 0 for keys not in it."""
-    if len(table_keys) == 0:
-        return np.zeros(len(keys))
-    pos = np.minimum(np.searchsorted(table_keys, keys), len(table_keys) - 1)
-    return np.where(table_keys[pos] == keys, table_values[pos], 0.0)
-
-
 def utility(rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndarray:
     r"""Novelty utility :math:`U(x) = \sum_d \log\frac{P(D=d|S=x) + \epsilon}{P(D=d) + \epsilon}` per (run, query).
 
@@ -101,13 +93,13 @@ def utility(rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndarray:
     own = reading_probability(rows.rank, length)[keep]
     relevant = (rows.label[keep] >= rel) & (rows.label[keep] >= 0)
     own, key, group = own[relevant], rows.key[keep][relevant], group[keep][relevant]
-    total = lookup(table_keys, table_sums, key)
+    total = sorted_lookup(table_keys, table_sums, key, 0.0)
     others = np.maximum(total - own, 0.0) if members else total
     found = np.log((own + epsilon) / (others * scale + epsilon)) - np.log(epsilon / (total * scale + epsilon))
 
     qrels = rows.qrels
     judged_relevant = (qrels.labels >= rel) & (qrels.labels >= 0)
-    pair_total = lookup(table_keys, table_sums, qrels.keys[judged_relevant])
+    pair_total = sorted_lookup(table_keys, table_sums, qrels.keys[judged_relevant], 0.0)
     missed = np.log(epsilon / (pair_total * scale + epsilon))
     base = np.bincount(qrels.key_query[judged_relevant], weights=missed, minlength=rows.n_queries)
     return np.tile(base, rows.n_runs) + kernels.group_sum(found, group, n_groups)

@@ -33,15 +33,15 @@ _QRELS_ALIASES = {
 }
 
 
-def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], what: str) -> pd.DataFrame:
-    picked: dict[str, Any] = {}
+def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], what: str) -> dict[str, pd.Series]:
+    picked: dict[str, pd.Series] = {}
     for target, names in aliases.items():
         name = next((n for n in names if n in frame.columns), None)
         if name is None:
             wanted = " or ".join(repr(n) for n in names)
             raise InputError(f"{what} DataFrame has no column {wanted} (found {list(frame.columns)})")
         picked[target] = frame[name]
-    return pd.DataFrame(picked).reset_index(drop=True)
+    return picked
 
 
 def _as_str(column: pd.Series) -> pd.Series:
@@ -53,14 +53,22 @@ def _as_str(column: pd.Series) -> pd.Series:
     return column.astype(str)
 
 
-def _finish_run(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    frame["query_id"] = _as_str(frame["query_id"])
-    frame["doc_id"] = _as_str(frame["doc_id"])
-    try:
-        frame["score"] = pd.to_numeric(frame["score"], errors="raise").astype(np.float64)
-    except (ValueError, TypeError) as e:
-        raise InputError(f"scores must be numbers ({e})", source) from None
-    return frame
+def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:
+    """The canonical run frame from its three columns, positionally (the caller's index is dropped).
+
+    Arrow-backed string columns share the caller's immutable Arrow buffers (no copy); the scores are copied.
+    """
+    score = columns["score"]
+    if score.dtype != np.float64:
+        try:
+            score = pd.to_numeric(score, errors="raise").astype(np.float64)
+        except (ValueError, TypeError) as e:
+            raise InputError(f"scores must be numbers ({e})", source) from None
+    return pd.DataFrame({
+        "query_id": _as_str(columns["query_id"]).array.copy(),
+        "doc_id": _as_str(columns["doc_id"]).array.copy(),
+        "score": score.to_numpy(dtype=np.float64, copy=True),
+    }, copy=False)
 
 
 def as_run_frame(run: Any, source: str = "run") -> pd.DataFrame:
@@ -82,11 +90,11 @@ def as_run_frame(run: Any, source: str = "run") -> pd.DataFrame:
     if isinstance(run, Mapping):
         rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
-        return _finish_run(frame, source)
+        return _finish_run({c: frame[c] for c in frame.columns}, source)
     if isinstance(run, Iterable):
         frame = pd.DataFrame(_tuples(run, ("query_id", "doc_id", "score"), source),
                              columns=["query_id", "doc_id", "score"])
-        return _finish_run(frame, source)
+        return _finish_run({c: frame[c] for c in frame.columns}, source)
     raise InputError(f"unsupported run type {type(run).__name__}: give a DataFrame, a dict of dicts, an iterable "
                      "of ir_measures.ScoredDoc or a TREC run file path", source)
 
@@ -138,7 +146,8 @@ def as_qrels_frame(qrels: Any, source: str = "qrels") -> pd.DataFrame:
             pd.DataFrame(_tuples(qrels.qrels_iter(), ("query_id", "doc_id", "relevance"), source),
                          columns=["query_id", "doc_id", "relevance"]), source)
     if isinstance(qrels, pd.DataFrame):
-        return _finish_qrels(_pick_columns(qrels, _QRELS_ALIASES, f"{source}:"), source)
+        return _finish_qrels(pd.DataFrame(_pick_columns(qrels, _QRELS_ALIASES, f"{source}:")).reset_index(drop=True),
+                             source)
     if isinstance(qrels, Mapping):
         rows = [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
         return _finish_qrels(pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"]), source)

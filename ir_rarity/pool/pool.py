@@ -18,6 +18,7 @@ from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, encode_qrels,
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.ranking import (
     encode,
+    factorize_blocks,
     fingerprint_rows,
     group_starts,
     pair_keys,
@@ -162,7 +163,7 @@ class Pool:
             raise InputError("no runs given: a pool needs at least one run")
         lengths = np.array([len(f) for f in frames], dtype=np.int64)
         run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
-        query, queries = pd.factorize(pd.concat([f["query_id"] for f in frames], ignore_index=True), sort=True)
+        query, queries = factorize_blocks(pd.concat([f["query_id"] for f in frames], ignore_index=True))
         doc, docs = pd.factorize(pd.concat([f["doc_id"] for f in frames], ignore_index=True), sort=True)
         score = np.concatenate([f["score"].to_numpy(np.float64) for f in frames])
         del frames
@@ -437,16 +438,22 @@ class Pool:
         ranked = _RankedRun.build(frame, self, qrels, source, duplicates)
         query, rank, key, present = rows_within_qrels(ranked, len(self._queries), qrels)
 
+        membership: dict[int | None, bool] = {}
+
+        def is_member(depth: int | None) -> bool:  # S_d and novelty at the same depth ask once
+            if depth not in membership:
+                membership[depth] = self._find_member(ranked.key, ranked.rank, ranked.known, depth) is not None
+            return membership[depth]
+
         def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
             s_d = self._lookup_counts(key, depth)
-            if self._find_member(ranked.key, ranked.rank, ranked.known, depth) is not None:
+            if is_member(depth):
                 return s_d, float(self.num_systems)
             own = np.ones(len(key)) if depth is None else (rank < depth).astype(np.float64)
             return s_d + own, float(self.num_systems + 1)
 
         def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, bool]:
-            member = self._find_member(ranked.key, ranked.rank, ranked.known, cutoff) is not None
-            return (*self._probability_table(cutoff), len(self._names), member)
+            return (*self._probability_table(cutoff), len(self._names), is_member(cutoff))
 
         return Rows(run=np.zeros(len(key), dtype=np.int64), query=query, rank=rank, key=key,
                     label=qrels.lookup(key), present=present, n_runs=1, qrels=qrels, counts_at=counts_at,

@@ -65,3 +65,18 @@ def test_frames_from_pyterrier_columns() -> None:
         as_run_frame(pd.DataFrame({"qid": ["1"], "docno": ["a"]}))
     with pytest.raises(InputError, match="labels must be integers"):
         as_qrels_frame(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [0.5]}))
+
+
+def test_run_frame_and_the_callers_frame_stay_independent() -> None:
+    # Strings share Arrow buffers and the index is dropped (even a repeated one); edits on either side stay there.
+    user = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["a", "b"], "score": [1.5, 2.0], "extra": [0, 1]},
+                        index=[7, 7])
+    keep = user.copy(deep=True)
+    frame = as_run_frame(user)
+    assert list(frame.columns) == ["query_id", "doc_id", "score"] and list(frame.index) == [0, 1]
+    frame.loc[0, "doc_id"] = "changed"
+    frame.loc[0, "score"] = 9.0
+    pd.testing.assert_frame_equal(user, keep)
+    user.iloc[1, 1] = "also changed"
+    user.iloc[1, 2] = -1.0
+    assert frame["doc_id"].tolist() == ["changed", "b"] and frame["score"].tolist() == [9.0, 2.0]

@@ -13,7 +13,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
 from ir_rarity.errors import ParameterError
 
-__all__ = ["RarityMeasure", "RarityWeightedMeasure", "higher_is_better", "rarity_params", "rel_param"]
+__all__ = ["RarityMeasure", "RarityWeightedMeasure", "higher_is_better", "pool_param", "rarity_params", "rel_param"]
 
 
 class RarityMeasure(ir_measures.Measure):
@@ -106,6 +106,13 @@ def rel_param() -> ParamInfo:
     return ParamInfo(dtype=int, default=1, desc="minimum relevance label counted as relevant (inclusive)")
 
 
+def pool_param() -> ParamInfo:
+    """The ``pool`` parameter of every measure that needs S_d or the pool's runs (rarity and novelty)."""
+    return ParamInfo(dtype=str, default=None,
+                     desc="runs to build the pool from when none is active (a run file, directory or glob, "
+                          "e.g. pool='runs/*.gz'); the IR_RARITY_POOL environment variable does the same")
+
+
 def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[str, ParamInfo]:
     """The parameters shared by the rarity measures (``P_rare``, ``AP_rare``, ``nDCG_rare``).
 
@@ -125,9 +132,7 @@ def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[s
         "bounded": ParamInfo(dtype=bool, default=False,
                              desc="use the [0, 1]-bounded variant of section 5.2 (eq. 4) with "
                                   "R'(d) = 1 - (S_d - 1)/(S - 1)"),
-        "pool": ParamInfo(dtype=str, default=None,
-                          desc="runs to build the pool from when none is active (a run file, directory or glob, "
-                               "e.g. pool='runs/*.gz'); the IR_RARITY_POOL environment variable does the same"),
+        "pool": pool_param(),
         "gain": ParamInfo(dtype=str, default=gain_default, choices=GAIN_CHOICES,
                           desc="'binary': a relevant document gains 1; 'graded': it gains its relevance label"),
         "weighting": ParamInfo(dtype=str, default="linear", choices=WEIGHTING_CHOICES,

@@ -8,7 +8,7 @@ from typing import ClassVar
 from ir_measures.measures.base import ParamInfo
 
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.base import RarityMeasure, rel_param
+from ir_rarity.measures.base import RarityMeasure, pool_param, rel_param
 
 __all__ = ["U_novel"]
 
@@ -51,9 +51,7 @@ class _U_novel(RarityMeasure):
         "rel": rel_param(),
         "epsilon": ParamInfo(dtype=float, default=0.001,
                              desc="additive smoothing of both probabilities, > 0: keeps log(0) out"),
-        "pool": ParamInfo(dtype=str, default=None,
-                          desc="runs to build the pool from when none is active (a run file, directory or glob); "
-                               "the IR_RARITY_POOL environment variable does the same"),
+        "pool": pool_param(),
     }
     SCORES_EMPTY_RANKINGS: ClassVar[bool] = True
     """A query the system retrieved nothing for still has a value: it misses every relevant document."""

@@ -15,6 +15,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.asl import per_row_search_length
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.measures.asl import UNRETRIEVED_CHOICES
@@ -66,16 +67,17 @@ def per_document_asl(run: Any, qrels: Any, rel: int = 1, unretrieved: str = "aft
     ordered = ordered.merge(qframe, on=["query_id", "doc_id"], how="left")
     label = ordered["relevance"].to_numpy(np.float64)
     relevant = (label >= rel) & (label >= 0)  # NaN (unjudged) compares False
-    irrelevant = pd.Series((~relevant).astype(np.int64))
-    above = irrelevant.groupby(ordered["query_id"].to_numpy(), sort=False).cumsum() - irrelevant
+    query = ordered["query_id"].to_numpy()
+    rank = ordered["rank"].to_numpy(np.int64)  # 1-based; each query's whole ranking, in order
+    search_length = per_row_search_length(relevant, pd.factorize(query)[0], rank - 1)
     found = pd.DataFrame({
-        "query_id": ordered["query_id"].to_numpy()[relevant],
+        "query_id": query[relevant],
         "doc_id": ordered["doc_id"].to_numpy()[relevant],
-        "rank": ordered["rank"].to_numpy(np.float64)[relevant],
-        "asl": (above.to_numpy() + 1.0)[relevant],
+        "rank": rank[relevant].astype(np.float64),
+        "asl": search_length[relevant].astype(np.float64),
         "retrieved": True,
     })
-    n_irrelevant = irrelevant.groupby(ordered["query_id"].to_numpy()).sum()
+    n_irrelevant = pd.Series((~relevant).astype(np.int64)).groupby(query).sum()
     wanted = qframe[(qframe["relevance"] >= rel) & (qframe["relevance"] >= 0)][["query_id", "doc_id"]]
     missing = wanted.merge(found[["query_id", "doc_id"]], how="left", indicator=True)
     missing = missing[missing["_merge"] == "left_only"]

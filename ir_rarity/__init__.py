@@ -12,14 +12,27 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from ir_rarity.errors import (
+    DegeneratePoolWarning,
     DuplicateDocumentError,
     InputError,
+    MemberNotice,
     NoActivePoolError,
     ParameterError,
     RarityError,
+    RarityWarning,
 )
 from ir_rarity.integrations.registration import register as _register
-from ir_rarity.measures import ASL, AP_rare, P_rare, RarityMeasure, U_novel, higher_is_better, nDCG_rare
+from ir_rarity.measures import (
+    ASL,
+    FAMILIES,
+    AP_rare,
+    P_rare,
+    R_rare,
+    RarityMeasure,
+    U_novel,
+    higher_is_better,
+    nDCG_rare,
+)
 
 if TYPE_CHECKING:
     from ir_rarity import campaign
@@ -27,7 +40,7 @@ if TYPE_CHECKING:
     from ir_rarity.datasets import covid_round1
     from ir_rarity.integrations.pyterrier import Experiment
     from ir_rarity.io import read_trec_qrels, read_trec_run
-    from ir_rarity.pool import CountTable, Pool, active_pool
+    from ir_rarity.pool import CountTable, Pool, active_pool, resolve_campaign
 
 __version__ = "0.1.0"
 
@@ -48,6 +61,7 @@ _LAZY = {
     "CountTable": "ir_rarity.pool",
     "Pool": "ir_rarity.pool",
     "active_pool": "ir_rarity.pool",
+    "resolve_campaign": "ir_rarity.pool",
 }
 
 
@@ -70,17 +84,22 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ASL",
+    "FAMILIES",
     "AP_rare",
     "CountTable",
+    "DegeneratePoolWarning",
     "DuplicateDocumentError",
     "Experiment",
     "InputError",
+    "MemberNotice",
     "NoActivePoolError",
     "P_rare",
     "ParameterError",
     "Pool",
+    "R_rare",
     "RarityError",
     "RarityMeasure",
+    "RarityWarning",
     "U_novel",
     "__version__",
     "active_pool",
@@ -92,6 +111,7 @@ __all__ = [
     "nDCG_rare",
     "read_trec_qrels",
     "read_trec_run",
+    "resolve_campaign",
     "unique_relevant",
     "unjudged_share",
 ]

@@ -16,30 +16,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.evaluate import UNJUDGED, compute, supported_names
+from ir_rarity.checks import check_depth
+from ir_rarity.engine.qrels import UNJUDGED, is_relevant
 from ir_rarity.errors import ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import higher_is_better
-from ir_rarity.pool.pool import Pool, _aggregate
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.pool.pool import Pool
 
 __all__ = ["UniqueRelevant", "judging_pool", "leave_one_team_out", "unique_relevant", "unjudged_share"]
 
 
-def _check_depth(depth: Any) -> int:
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth <= 0:
-        raise ParameterError(f"depth must be a positive integer, got {depth!r}")
-    return int(depth)
-
-
-def _decode(pool: Pool, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Query ids and docnos of pool pair keys."""
-    queries = pool._queries.take(keys >> 32).astype(str).to_numpy(dtype=object)
-    docs = pool._docs.take(keys & 0xFFFFFFFF).astype(str).to_numpy(dtype=object)
-    return queries, docs
+def _depth(depth: Any) -> int:
+    checked = check_depth(depth)
+    assert checked is not None
+    return checked
 
 
 def judging_pool(pool: Pool, depth: int) -> pd.DataFrame:
@@ -54,9 +48,8 @@ def judging_pool(pool: Pool, depth: int) -> pd.DataFrame:
         a pool built with teams), sorted by query id then docno.
 
     """
-    depth = _check_depth(depth)
-    keys, n_runs = np.unique(pool._key[pool._rank < depth], return_counts=True)
-    queries, docs = _decode(pool, keys)
+    keys, n_runs = pool.judged_keys(_depth(depth))
+    queries, docs = pool.encoded.decode(keys)
     return pd.DataFrame({"query_id": queries, "doc_id": docs, "n_runs": n_runs.astype(np.int64)})
 
 
@@ -71,7 +64,7 @@ def unjudged_share(pool: Pool, qrels: Any, depth: int) -> pd.DataFrame:
         ``n_unjudged`` and ``unjudged_share`` (their ratio; 0 for a run that retrieved nothing there).
 
     """
-    depth = _check_depth(depth)
+    depth = _depth(depth)
     rows = pool.member_rows(pool.encode_qrels(qrels))
     top = rows.rank < depth
     run = rows.run[top]
@@ -106,11 +99,11 @@ def unique_relevant(pool: Pool, qrels: Any, depth: int, by: str = "run", rel: in
         :class:`UniqueRelevant` ``(counts, documents)``.
 
     """
-    depth = _check_depth(depth)
+    depth = _depth(depth)
     if by not in ("run", "team"):
         raise ParameterError(f"by must be 'run' or 'team', got {by!r}")
     rows = pool.member_rows(pool.encode_qrels(qrels))
-    keep = (rows.rank < depth) & (rows.label >= rel) & (rows.label >= 0)
+    keep = (rows.rank < depth) & is_relevant(rows.label, rel)
     if by == "run":
         unit_names = pool.names
         unit = rows.run[keep].astype(np.int64)
@@ -125,32 +118,11 @@ def unique_relevant(pool: Pool, qrels: Any, depth: int, by: str = "run", rel: in
     single = pairs[n_units == 1].sort_values(["unit", "key"])
     counts = pd.Series(np.bincount(single["unit"].to_numpy(), minlength=len(unit_names)),
                        index=pd.Index(unit_names, name=by), name="unique_relevant")
-    queries, docs = _decode(pool, single["key"].to_numpy())
+    queries, docs = pool.encoded.decode(single["key"].to_numpy())
     documents = pd.DataFrame({by: np.asarray(unit_names, dtype=object)[single["unit"].to_numpy()],
                               "query_id": queries, "doc_id": docs,
                               "relevance": single["label"].to_numpy(np.int64)})
     return UniqueRelevant(counts, documents)
-
-
-def _newcomer_scores(sub: Pool, runs: dict[str, pd.DataFrame], qrels: pd.DataFrame,
-                     measures: list[ir_measures.Measure]) -> pd.DataFrame:
-    """Scores of runs that are not in ``sub``, each scored as if it alone had joined it."""
-    engine = [m for m in measures if m.NAME in supported_names()]
-    standard = [m for m in measures if m.NAME not in supported_names()]
-    table = pd.DataFrame(index=pd.Index(list(runs), name="run"))
-    if engine:
-        encoded = sub.encode_qrels(qrels)
-        for m in engine:
-            table[str(m)] = np.nan
-        for name, frame in runs.items():
-            rows = sub.run_rows(frame, encoded, source=name)
-            for m in engine:
-                table.loc[name, str(m)] = float(_aggregate(m, compute(m, rows))[0])
-    if standard:  # they do not depend on the pool: evaluate the runs among themselves
-        own = Pool.from_runs(runs).evaluate(qrels, standard)
-        for m in standard:
-            table[str(m)] = own[str(m)]
-    return table[[str(m) for m in measures]]
 
 
 def _rank_among(value: np.ndarray, competitors: np.ndarray, higher: bool) -> np.ndarray:
@@ -173,8 +145,8 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
       judgments came from T would otherwise vanish); for every measure that treats unjudged documents as
       non-relevant (P, AP, nDCG, the rarity measures, ``U_novel``...) the two are the same;
     * **pool**: T's runs leave the pool, so S and S_d come from the other teams' runs only
-      (``pool.subset``), and each of T's runs is scored as a new system joining that pool (S + 1, its own
-      documents counted in S_d: the newcomer path of :meth:`Pool.run_rows`).
+      (``pool.subset``), and each of T's runs is scored against that pool on its own, as a new system joining
+      it (S + 1, its own documents counted in S_d: the evaluation rule of :mod:`ir_rarity.engine.evaluate`).
 
     The other teams' runs are scored in the same setting (reduced qrels, pool without T). A run's ``rank`` is
     1 + the number of *other teams'* runs with a strictly better score (in the measure's direction) in the full
@@ -201,10 +173,8 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
         ParameterError: a bad depth, an unknown team, or a campaign of a single team.
 
     """
-    depth = _check_depth(depth)
-    if isinstance(measures, (str, ir_measures.Measure)):
-        measures = [measures]
-    measure_list = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    depth = _depth(depth)
+    measure_list = parse_measures(measures)
     names = [str(m) for m in measure_list]
     qrels_frame = as_qrels_frame(qrels)
     team_of = pool.teams
@@ -227,7 +197,7 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
         reduced.loc[qrels_pairs.isin(pd.MultiIndex.from_frame(removed[["query_id", "doc_id"]])), "relevance"] = 0
         sub = pool.subset(others)
         other_scores = sub.evaluate(reduced, measure_list)
-        without = _newcomer_scores(sub, {n: pool.run(n) for n in own}, reduced, measure_list)
+        without = sub.evaluate(reduced, measure_list, runs={n: pool.run(n) for n in own})
         for m, name in zip(measure_list, names, strict=True):
             higher = higher_is_better(m)
             score = full.loc[own, name].to_numpy(np.float64)

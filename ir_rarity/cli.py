@@ -2,44 +2,44 @@
 
 Sub-commands::
 
-    ir-rarity eval QRELS RUNS... -m MEASURE... [--pool PATH...] [--depth K] [--teams SPEC] [--format F] [-q]
+    ir-rarity eval QRELS RUNS... -m MEASURE... [--pool SPEC... [--joint]] [--depth K] [--teams SPEC] [--format F]
     ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
     ir-rarity meta QRELS RUNS... --out DIR
     ir-rarity demo
 
 Bad input (a missing file, a malformed line, an unknown measure) ends with one line
-``ir-rarity: error: <message>`` on stderr and exit status 2.
+``ir-rarity: error: <message>`` on stderr and exit status 2. Notices (a run recognised as a campaign member)
+and warnings (a pool of a single system) are one line each on stderr, ``ir-rarity: note: ...`` and
+``ir-rarity: warning: ...``; the line ``ir-rarity: pool: ...`` says what the table was computed against.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import glob
 import io
-import json
-import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ir_rarity.errors import InputError, RarityError
+from ir_rarity.errors import InputError, MemberNotice, RarityError, RarityWarning
 from ir_rarity.io.files import write_atomic
+from ir_rarity.tables import FORMATS, render
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ir_rarity.engine.evaluate import Evaluation
     from ir_rarity.pool.pool import Pool
 
 __all__ = ["main"]
 
 PROG = "ir-rarity"
-FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex")
 DEMO_MEASURES = ["P@100", "P_rare(alpha=0.5)@100", "P_rare@100", "AP_rare"]
-_GLOB_CHARS = set("*?[")
 
 
 class _UsageError(Exception):
@@ -48,35 +48,30 @@ class _UsageError(Exception):
 
 # ---------------------------------------------------------------------------------------------- inputs
 def _expand(spec: str) -> list[Path]:
-    """The files a RUNS argument names (for the --output check): a file, a directory's files, or a glob."""
-    path = Path(spec)
-    if path.is_dir():
-        return [p for p in path.iterdir() if p.is_file()]
-    if _GLOB_CHARS & set(spec):
-        return [Path(p) for p in glob.glob(spec)]
-    return [path]
+    """The files a RUNS argument names (for the output checks), by the readers' own rule; none if it names none."""
+    from ir_rarity.pool.sources import expand_run_paths
+
+    try:
+        return expand_run_paths(spec)
+    except InputError:
+        return [Path(spec)]
 
 
 def _runs_spec(specs: Sequence[str]) -> str | list[str]:
-    """One argument goes to Pool.from_runs as is (a single file is split by tag); several are a list of runs."""
     return specs[0] if len(specs) == 1 else list(specs)
 
 
 def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
-    import ir_measures
-
+    """Measures from the command line; ``--depth`` sets the S_d depth of rarity measures that give none."""
     from ir_rarity.measures.base import RarityMeasure
+    from ir_rarity.measures.parse import parse_measure
 
     measures = []
     for text in texts:
-        try:
-            measure = ir_measures.parse_measure(text)
-        except Exception as e:  # ir_measures raises NameError for unknown names, ValueError for bad syntax
-            raise ValueError(f"cannot parse measure {text!r}: {e}") from None
-        if isinstance(measure, RarityMeasure):
-            if (depth is not None and "depth" in measure.SUPPORTED_PARAMS and "depth" not in measure.params):
-                measure = measure(depth=depth)
-            measure.validate_params()
+        measure = parse_measure(text)
+        if (isinstance(measure, RarityMeasure) and depth is not None and "depth" in measure.SUPPORTED_PARAMS
+                and "depth" not in measure.params):
+            measure = parse_measure(measure(depth=depth))
         measures.append(measure)
     return measures
 
@@ -93,94 +88,35 @@ def required_depth(measures: Sequence[Any]) -> int | None:
     return deepest or None
 
 
-def _build_pool(runs: Sequence[str], extra: Sequence[str] | None, teams: str | None,
-                duplicates: str, keep_depth: int | None = None) -> tuple[Pool, list[str]]:
-    """The pool of ``runs`` plus ``extra`` (in the pool, not scored), and the names of the scored runs.
-
-    With ``keep_depth``, each run is cut to its top ``keep_depth`` documents while it is read.
-    """
+def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_depth: int | None = None) -> Pool:
+    """The pool of ``runs`` (cut to each run's top ``keep_depth`` while reading, when given)."""
     from ir_rarity.pool.pool import Pool
-    from ir_rarity.pool.sources import iter_named_runs
     from ir_rarity.pool.teams import read_teams
 
     team_map = read_teams(teams) if teams else None  # FILE (columns run, team) or FILE:COLUMN
-    if not extra:
-        pool = Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
-                              keep_depth=keep_depth)
-        return pool, pool.names
-    named: dict[str, Any] = {}
-    scored: list[str] = []
-    for specs, is_scored in ((runs, True), (extra, False)):
-        for name, frame in iter_named_runs(_runs_spec(specs)):
-            if name in named:
-                raise InputError(f"two runs are named {name!r}; run names must be unique")
-            named[name] = frame
-            if is_scored:
-                scored.append(name)
-    pool = Pool.from_runs(named, teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
+    return Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
                           keep_depth=keep_depth)
-    return pool, scored
+
+
+@contextmanager
+def _notices() -> Iterator[None]:
+    """Print ir_rarity's notices and warnings as one line each on stderr (each distinct one once)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RarityWarning)
+        yield  # on an error, only the error line is printed
+        seen: set[str] = set()
+        for w in caught:
+            if not issubclass(w.category, RarityWarning):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+                continue
+            text = " ".join(str(w.message).split())
+            if text not in seen:
+                seen.add(text)
+                kind = "note" if issubclass(w.category, MemberNotice) else "warning"
+                print(f"{PROG}: {kind}: {text}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------- output
-def _fmt(value: Any, places: int) -> str:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.{places}f}" if places >= 0 else repr(value)
-    return str(value)
-
-
-def _latex_escape(text: str) -> str:
-    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(special.get(c, c) for c in text)
-
-
-def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
-    return bool(rows) and isinstance(rows[0][i], (int, float)) and not isinstance(rows[0][i], bool)
-
-
-def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int = 4,
-           header: bool = True) -> str:
-    """Render a table as tsv, csv, jsonl, markdown or latex text (ending with a newline).
-
-    Args:
-        columns: Column names.
-        rows: Rows of values (floats are printed with ``places`` decimals, except in jsonl).
-        fmt: One of :data:`FORMATS`.
-        places: Decimals for floats (-1: full precision).
-        header: Print a header line (tsv only; the other formats always name their columns).
-
-    """
-    if fmt == "jsonl":
-        lines = [json.dumps({c: (None if isinstance(v, float) and math.isnan(v) else v)
-                             for c, v in zip(columns, row, strict=True)}) for row in rows]
-        return "".join(line + "\n" for line in lines)
-    cells = [[_fmt(v, places) for v in row] for row in rows]
-    if fmt == "tsv":
-        lines = (["\t".join(columns)] if header else []) + ["\t".join(r) for r in cells]
-        return "".join(line + "\n" for line in lines)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(cells)
-        return buffer.getvalue()
-    if fmt == "markdown":
-        def line(values: Sequence[str]) -> str:
-            return "| " + " | ".join(v.replace("|", r"\|") for v in values) + " |"
-        align = ["---"] + ["---:" if _numeric(rows, i) else "---" for i in range(1, len(columns))]
-        return "\n".join([line(columns), "| " + " | ".join(align) + " |", *(line(r) for r in cells)]) + "\n"
-    if fmt == "latex":
-        spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
-        body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
-        body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
-        return "\n".join([rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
-                          r"\end{tabular}"]) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-
-
 def _check_output(output: str | None, inputs: Sequence[Path]) -> None:
     if output is None:
         return
@@ -203,17 +139,38 @@ def _emit(text: str, output: str | None) -> None:
         write_atomic(output, text)
 
 
-def ranked_table(pool: Pool, qrels: Any, measures: Sequence[Any], scored: Sequence[str] | None = None
-                 ) -> pd.DataFrame:
-    """``pool.evaluate`` restricted to the ``scored`` runs, best first by the first measure's own direction."""
+def ranked_table(table: pd.DataFrame, first: Any) -> pd.DataFrame:
+    """Rows of ``table`` best first by the measure ``first`` in its own direction (ties by run name)."""
     from ir_rarity.measures.base import higher_is_better
 
-    table = pool.evaluate(qrels, list(measures))
-    if scored is not None:
-        table = table.loc[list(scored)]
-    first = str(measures[0])
     table = table.sort_index(kind="mergesort")
-    return table.sort_values(first, ascending=not higher_is_better(measures[0]), kind="mergesort")
+    return table.sort_values(str(first), ascending=not higher_is_better(first), kind="mergesort")
+
+
+def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
+    """The one evaluation rule: RUNS are the campaign, or are scored against the campaign ``--pool`` names."""
+    from ir_rarity.engine.evaluate import evaluate
+    from ir_rarity.io.frames import as_qrels_frame
+    from ir_rarity.pool.build import top_k
+    from ir_rarity.pool.resolve import resolve_campaign
+    from ir_rarity.pool.sources import iter_named_runs
+    from ir_rarity.pool.teams import read_teams
+
+    qrels = as_qrels_frame(args.qrels)
+    # Measures that all stop at some rank need only that much of every run: cut while reading (flat memory).
+    keep = required_depth(measures)
+    if not args.pool:
+        if args.joint:
+            raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
+        return evaluate(_build_pool(args.runs, args.teams, args.duplicates, keep), qrels, measures)
+    campaign = resolve_campaign(_runs_spec(args.pool), teams=read_teams(args.teams) if args.teams else None,
+                                duplicates=args.duplicates, keep_depth=keep)
+    frames: dict[str, Any] = {}
+    for name, frame in iter_named_runs(_runs_spec(args.runs)):
+        if name in frames:
+            raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
+        frames[name] = frame if keep is None else top_k(frame, keep, name, args.duplicates)
+    return evaluate(campaign, qrels, measures, frames, joint=args.joint, duplicates=args.duplicates)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -224,21 +181,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         inputs.append(Path(args.teams if Path(args.teams).exists() else args.teams.rsplit(":", 1)[0]))
     _check_output(args.output, inputs)
     measures = _parse_measures(args.measures, args.depth)
-    from ir_rarity.io.frames import as_qrels_frame
-
-    qrels = as_qrels_frame(args.qrels)
-    # Measures that all stop at some rank need only that much of every run: cut while reading (flat memory).
-    pool, scored = _build_pool(args.runs, args.pool, args.teams, args.duplicates, required_depth(measures))
+    with _notices():
+        result = _evaluation(args, measures)
+    caption = f"Computed against the {result.describe()}."
+    print(f"{PROG}: {result.describe()}", file=sys.stderr)
     if args.per_query:
-        long = pool.evaluate(qrels, measures, by_query=True)
-        long = long[long["run"].isin(set(scored))]
+        long = result.long()
         rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
-        text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False)
+        text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False,
+                      caption=caption)
     else:
-        table = ranked_table(pool, qrels, measures, scored)
+        table = ranked_table(result.table(), measures[0])
         rows = [(name, *(float(v) for v in values)) for name, values in zip(table.index, table.to_numpy(),
                                                                              strict=True)]
-        text = render(["run", *table.columns], rows, args.format, args.places)
+        text = render(["run", *table.columns], rows, args.format, args.places, caption=caption)
     _emit(text, args.output)
     return 0
 
@@ -272,7 +228,7 @@ def _cmd_pool(args: argparse.Namespace) -> int:
         _check_output(out, inputs)
         if out is not None and Path(out).suffix.lower() not in (".csv", ".parquet"):
             raise InputError("unknown output type: name the file .csv or .parquet", out)
-    pool, _ = _build_pool(args.runs, None, args.teams, args.duplicates)
+    pool = _build_pool(args.runs, args.teams, args.duplicates)
     if args.out is None and args.judging_pool is None:
         raise _UsageError("nothing to write: give --out FILE and/or --judging-pool FILE")
     if args.out is not None:
@@ -306,7 +262,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
         if Path(spec).exists() and os.path.realpath(spec) == out:
             raise InputError("refusing to write the report into an input (a run folder would then read it)", args.out)
     qrels = as_qrels_frame(args.qrels)
-    pool, _ = _build_pool(args.runs, None, args.teams, args.duplicates)
+    pool = _build_pool(args.runs, args.teams, args.duplicates)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots)
@@ -329,7 +285,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     measures = _parse_measures(texts, None)
     pool = Pool.from_runs(covid_round1.runs)
     qrels = as_qrels_frame(covid_round1.qrels)
-    table = ranked_table(pool, qrels, measures)
+    table = ranked_table(pool.evaluate(qrels, measures), measures[0])
     out = sys.stdout
     out.write(f"TREC-COVID round 1 (embedded): {len(pool)} runs, {qrels['query_id'].nunique()} topics, "
               f"{len(qrels)} judgments\n\nTop {args.top} runs by {texts[0]}:\n\n")
@@ -367,14 +323,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("eval", help="evaluate runs (rarity and standard measures), one row per run",
-                       description="Evaluate RUNS against QRELS. RUNS: run files, folders or globs; a single file "
-                                   "is split into runs by its tag column.")
+                       description="Evaluate RUNS against QRELS. RUNS: run files, folders or globs; a file holding "
+                                   "one tag is one run named by its file name, a file holding several tags is split "
+                                   "by tag. Without --pool, RUNS are the campaign.")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", required=True,
                    help="measures in ir_measures syntax, e.g. 'P_rare(alpha=0.5)@100' AP_rare P@10")
-    p.add_argument("--pool", metavar="PATH", nargs="+",
-                   help="more runs that count in the pool (S, S_d) but are not scored")
+    p.add_argument("--pool", metavar="SPEC", nargs="+",
+                   help="the campaign to score RUNS against (run files, folders, globs, a saved .npz pool or a "
+                        ".parquet count table): each run on its own, as the member it equals or as a newcomer")
+    p.add_argument("--joint", action="store_true",
+                   help="with --pool: RUNS join the campaign together (S + k) instead of each on its own")
     p.add_argument("--depth", type=int, help="depth S_d is counted at, for rarity measures that do not set one")
     p.add_argument("--format", choices=FORMATS, default="tsv", help="output format (default tsv)")
     p.add_argument("-q", "--per-query", action="store_true", help="per-query values: run, query_id, measure, value")

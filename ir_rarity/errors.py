@@ -8,11 +8,14 @@ type that fits (``ValueError``, ``LookupError``) so that existing ``except Value
 from __future__ import annotations
 
 __all__ = [
+    "DegeneratePoolWarning",
     "DuplicateDocumentError",
     "InputError",
+    "MemberNotice",
     "NoActivePoolError",
     "ParameterError",
     "RarityError",
+    "RarityWarning",
 ]
 
 
@@ -52,3 +55,15 @@ class ParameterError(RarityError, ValueError):
 
 class NoActivePoolError(RarityError, LookupError):
     """A rarity measure was evaluated without a pool to count S_d from."""
+
+
+class RarityWarning(UserWarning):
+    """Base class of the warnings and notices ir_rarity gives."""
+
+
+class DegeneratePoolWarning(RarityWarning):
+    """A rarity or novelty measure computed against a pool of a single system (S = 1)."""
+
+
+class MemberNotice(RarityWarning):
+    """An evaluated run was recognised, by content, as a member of the campaign and scored as that member."""

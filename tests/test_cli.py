@@ -68,9 +68,12 @@ def test_every_format_in_process(hand_files, expected, capsys):
             for r in rows:
                 assert float(r["AP_rare"]) == pytest.approx(expected.loc[r["run"], "AP_rare"], abs=5e-5)
         elif fmt == "markdown":
-            assert out.splitlines()[0].startswith("| run | P_rare@2") and "| --- |" in out
+            lines = out.splitlines()
+            assert lines[0].startswith("Computed against the pool: S = 3 runs")
+            assert lines[2].startswith("| run | P_rare@2") and "| --- |" in out
         elif fmt == "latex":
-            assert out.startswith(r"\begin{tabular}") and r"P\_rare@2" in out and out.count(r"\\") == 4
+            assert out.startswith("% Computed against the pool: S = 3 runs") and r"\begin{tabular}" in out
+            assert r"P\_rare@2" in out and out.count(r"\\") == 4
 
 
 def test_per_query_long_output(hand_files):

@@ -85,7 +85,7 @@ def test_segmented_cumsum_restarts_at_each_group(rows) -> None:
 
 def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
     from ir_rarity.engine.ranking import pair_keys
-    from ir_rarity.pool.pool import _key_index
+    from ir_rarity.pool.build import key_index as _key_index
 
     rng = np.random.default_rng(5)
     query = rng.integers(0, 7, 2000).astype(np.int32)

@@ -130,8 +130,15 @@ def test_new_system_scored_against_a_campaign(covid_pool: Pool, covid_topics: pd
     joined = Pool.from_runs({**{n: covid_pool.run(n) for n in covid_pool.names}, "new": newcomer})
     assert joined.num_systems == 144
     expected = joined.evaluate(covid_qrels, ["P_rare@100", "AP_rare@100"])
+    campaign = covid_pool.evaluate(covid_qrels, ["P_rare@100", "AP_rare@100"])
+    # Each system on its own: the newcomer as if it alone joined (S + 1), the copy as the member it equals.
     assert table.loc["new", "P_rare@100"] == pytest.approx(expected.loc["new", "P_rare@100"], abs=1e-12)
-    assert table.loc["copy_of_run1", "AP_rare@100"] == pytest.approx(expected.loc["run1", "AP_rare@100"], abs=1e-12)
+    assert table.loc["copy_of_run1", "AP_rare@100"] == campaign.loc["run1", "AP_rare@100"]
+    # joint=True: both join together; the copy adds nothing, so this is the pool joined by "new" alone.
+    joint = ir_rarity.Experiment(systems, covid_topics, covid_qrels, ["P_rare@100", "AP_rare@100"],
+                                 pool=covid_pool, joint=True).set_index("name")
+    assert joint.loc["copy_of_run1", "AP_rare@100"] == pytest.approx(expected.loc["run1", "AP_rare@100"], abs=1e-12)
+    assert joint.loc["new", "AP_rare@100"] == pytest.approx(expected.loc["new", "AP_rare@100"], abs=1e-12)
 
 
 def test_output_shapes(covid_results: dict, covid_topics: pd.DataFrame, covid_qrels: pd.DataFrame) -> None:

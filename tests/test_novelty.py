@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 from ir_rarity import ParameterError, Pool, U_novel
-from ir_rarity.engine.evaluate import compute
+from ir_rarity.engine.compute import compute
+from ir_rarity.engine.evaluate import rows_for_runs
 
 E = 0.001  # the default epsilon
 
@@ -78,7 +79,7 @@ def _leave_one_out_agrees(pool: Pool, qrels: pd.DataFrame, names: list[str], mea
         if others.member_of(run) is not None:  # another run has the same rankings: it *is* that member
             continue
         encoded = others.encode_qrels(qrels)
-        rows = others.run_rows(run, encoded)  # the newcomer path
+        rows, _ = rows_for_runs(others, {name: run}, encoded)  # the newcomer path
         for m in measures:
             alone = compute(m, rows)[0]
             member = full.loc[name].xs(str(m), level="measure").reindex(encoded.query_ids).to_numpy()

@@ -13,7 +13,7 @@ import pytest
 
 import ir_rarity
 from ir_rarity import InputError, NoActivePoolError, P_rare, Pool, active_pool
-from ir_rarity.errors import DuplicateDocumentError
+from ir_rarity.errors import DuplicateDocumentError, ParameterError
 
 
 def _same_pool(a: Pool, b: Pool) -> None:
@@ -132,5 +132,5 @@ def test_keep_depth_still_refuses_duplicates_below_the_cut(tmp_path: Path) -> No
     dup.write_text("q1 Q0 d1 1 3.0 x\nq1 Q0 d2 2 2.0 x\nq1 Q0 d1 3 1.0 x\n")
     with pytest.raises(DuplicateDocumentError, match="'d1' more than once"):
         Pool.from_runs([dup], keep_depth=1)
-    with pytest.raises(InputError, match="keep_depth must be a positive"):
+    with pytest.raises(ParameterError, match="keep_depth must be a positive"):
         Pool.from_runs([dup], keep_depth=0)

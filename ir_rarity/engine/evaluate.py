@@ -1,273 +1,264 @@
-"""From encoded rows to per-query values: relevance lookup, S_d lookup and the measure kernels.
+r"""The one rule every entry point uses to score runs against a campaign.
 
-:class:`EncodedQrels` holds qrels keyed like the pool. :class:`Rows` holds the rows of the runs being evaluated
-(pool members or a newcomer), restricted to the queries of the qrels, with their labels and a way to get S_d at
-any depth. :func:`compute` turns one measure into a runs x queries matrix.
+* **No separate runs**: the campaign's own runs are evaluated, all as members (S and S_d as counted).
+* **Runs given**: each run is scored against the campaign on its own. A run whose ranked lists equal a member's
+  (to the depth S_d is counted at) *is* that member and scores its campaign value (a :class:`MemberNotice`
+  names the member). Any other run is scored as if it alone had joined: :math:`S + 1` systems, and its own
+  documents counted in :math:`S_d`. A run's score therefore never depends on which other runs are evaluated
+  beside it.
+* **Joint** (``joint=True``): the given runs join the campaign together (:math:`S + k`, each newcomer's
+  documents counted for all), as :class:`~ir_rarity.engine.joined.JoinedCampaign` defines it.
+
+``Pool.evaluate``, the ir_measures provider (``with pool:``, ``pool=``, ``IR_RARITY_POOL``, and so
+``pt.Experiment``), ``ir_rarity.Experiment`` and ``ir-rarity eval`` all call :func:`evaluate`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine import asl as asl_kernel
-from ir_rarity.engine import extensions, kernels, novelty
-from ir_rarity.engine.ranking import encode, pair_keys, sorted_lookup
-from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.engine.aggregate import aggregate
+from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
+from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, CampaignInfo, MemberCampaign
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
+from ir_rarity.engine.rows import Rows
+from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
 
-__all__ = ["EncodedQrels", "Rows", "compute", "encode_qrels", "supported_names"]
-
-UNJUDGED = np.iinfo(np.int64).min
-"""Label given to retrieved documents absent from the qrels: below every threshold, so never relevant."""
-
-
-@dataclass(frozen=True)
-class EncodedQrels:
-    """Qrels encoded against a pool's vocabularies.
-
-    Attributes:
-        query_ids: The qrels' query ids, sorted: the queries every measure is averaged over.
-        query_codes: Code of each of those queries in the pool's query vocabulary (extended by ``query_extra``).
-        keys: Sorted (query, document) pair keys of the judged documents.
-        labels: Relevance label of each key.
-        key_query: Position in ``query_ids`` of each key's query.
-        doc_extra: Judged docnos that no pool run retrieved (their codes follow the pool's vocabulary).
-        query_extra: Qrels query ids that no pool run has.
-
-    """
-
-    query_ids: pd.Index
-    query_codes: np.ndarray
-    keys: np.ndarray
-    labels: np.ndarray
-    key_query: np.ndarray
-    doc_extra: pd.Index
-    query_extra: pd.Index
-
-    def n_relevant(self, rel: int) -> np.ndarray:
-        """:math:`N_R` per query: judged documents with label >= ``rel`` (negative labels never count)."""
-        relevant = (self.labels >= rel) & (self.labels >= 0)
-        return np.bincount(self.key_query[relevant], minlength=len(self.query_ids))
-
-    def labels_of_keys(self, keys: np.ndarray) -> np.ndarray:
-        """Label of each of the sorted, unique ``keys`` (:data:`UNJUDGED` where not judged).
-
-        Gathering from this array by key code is how a pool labels its own rows without a search per row.
-        """
-        out = np.full(len(keys), UNJUDGED, dtype=np.int64)
-        if len(keys) and len(self.keys):
-            pos = np.minimum(np.searchsorted(keys, self.keys), len(keys) - 1)
-            found = keys[pos] == self.keys
-            out[pos[found]] = self.labels[found]
-        return out
-
-    def lookup(self, keys: np.ndarray) -> np.ndarray:
-        """Labels of rows with pair ``keys``; :data:`UNJUDGED` where the pair is not judged."""
-        return sorted_lookup(self.keys, self.labels, keys, UNJUDGED)
-
-
-def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index,
-                 source: str = "qrels") -> EncodedQrels:
-    """Encode a canonical qrels frame (``query_id, doc_id, relevance``) against a pool's vocabularies.
-
-    Raises:
-        InputError: the qrels judge the same document twice for a query (trec_eval refuses such qrels too).
-
-    """
-    if len(qrels) == 0:
-        raise InputError("the qrels are empty", source)
-    query_ids = pd.Index(pd.unique(qrels["query_id"].to_numpy())).sort_values()
-    query_codes, qextra = encode(query_ids, [query_vocab])
-    qcodes, _ = encode(qrels["query_id"].to_numpy(), [query_vocab, qextra])
-    dcodes, dextra = encode(qrels["doc_id"].to_numpy(), [doc_vocab])
-    keys = pair_keys(qcodes, dcodes)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    dup = np.flatnonzero(keys[1:] == keys[:-1])
-    if len(dup):
-        row = qrels.iloc[order[dup[0] + 1]]
-        raise InputError(f"query {row['query_id']!r} judges document {row['doc_id']!r} twice "
-                         "(trec_eval rejects duplicate qrels too)", source)
-    position = np.zeros(int(query_codes.max()) + 1, dtype=np.int64)
-    position[query_codes] = np.arange(len(query_codes))
-    return EncodedQrels(
-        query_ids=query_ids,
-        query_codes=query_codes,
-        keys=keys,
-        labels=qrels["relevance"].to_numpy(np.int64)[order],
-        key_query=position[keys >> 32],
-        doc_extra=dextra,
-        query_extra=qextra,
-    )
+__all__ = ["Evaluation", "evaluate", "query_positions", "rows_against", "rows_for_runs"]
 
 
 @dataclass
-class Rows:
-    """Rows of the evaluated runs within the qrels' queries, sorted by (run, query, rank).
-
-    Each (run, query) group holds a whole ranking from its top: ``rank`` runs 0, 1, 2, ... within the group. The
-    kernels rely on it to find where groups start without comparing group numbers.
+class Evaluation:
+    """Per-query values of every evaluated run, and what they were computed against.
 
     Attributes:
-        run: Index of the evaluated run (0 .. n_runs-1) of each row.
-        query: Position of each row's query in ``qrels.query_ids``.
-        rank: 0-based rank of each row in its ranking (trec_eval order).
-        key: (query, document) pair key in the pool's codes.
-        label: Relevance label of each row (:data:`UNJUDGED` if not judged).
-        present: ``present[r, q]`` is True when run r retrieved anything for query q.
-        n_runs: Number of evaluated runs.
-        qrels: The encoded qrels.
-        counts_at: Returns ``(S_d per row, S)`` for a depth (None: each run's full length).
-        probabilities_at: For novelty (``U_novel``): returns, for a cutoff, ``(sorted pair keys, sum over the
-            pool's runs of P(D=d|S=y) of each, number of pool runs, whether the evaluated runs are pool members)``.
+        names: The evaluated runs.
+        query_ids: The qrels' queries (columns of every matrix).
+        measures: The measures, in the order asked.
+        values: Measure -> ``(n_runs, n_queries)`` matrix.
+        info: The campaign.
+        depths: Depths S_d was counted at for these measures.
+        members: Evaluated run -> the campaign member it was recognised as (given runs only).
+        mode: ``"members"``, ``"alone"`` or ``"joint"``.
 
     """
 
-    run: np.ndarray
-    query: np.ndarray
-    rank: np.ndarray
-    key: np.ndarray
-    label: np.ndarray
-    present: np.ndarray
-    n_runs: int
-    qrels: EncodedQrels
-    counts_at: Callable[[int | None], tuple[np.ndarray, float]]
-    probabilities_at: Callable[[int | None], tuple[np.ndarray, np.ndarray, int, bool]] | None = None
-    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
+    names: list[str]
+    query_ids: pd.Index
+    measures: list[Any]
+    values: dict[Any, np.ndarray]
+    info: CampaignInfo
+    depths: list[int | None] = field(default_factory=list)
+    members: dict[str, str] = field(default_factory=dict)
+    mode: str = "members"
 
-    @property
-    def n_queries(self) -> int:
-        """Number of qrels queries (columns of every result matrix)."""
-        return len(self.qrels.query_ids)
+    def attrs(self) -> dict[str, Any]:
+        """What the campaign is, for ``DataFrame.attrs["pool"]``."""
+        return {**self.info.as_dict(self.depths), "scored": self.mode, "members": dict(self.members)}
 
-    def _cached(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
-        if key not in self._cache:
-            self._cache[key] = make()
-        return self._cache[key]
+    def describe(self) -> str:
+        """One line naming the campaign, the depths and how the runs were scored."""
+        how = {"members": "its own runs scored", "alone": "each run scored as if it alone joined (or as the "
+               "member it equals)", "joint": "the evaluated runs joined it together"}[self.mode]
+        return f"{self.info.describe(self.depths)}; {how}"
 
-    def counts(self, depth: int | None) -> tuple[np.ndarray, float]:
-        """``(S_d per row, S)`` at ``depth``, computed once per depth."""
-        return self._cached(("counts", depth), lambda: self.counts_at(depth))
+    def table(self) -> pd.DataFrame:
+        """One row per run (index ``run``), one column per measure (``str(measure)``), aggregated per measure."""
+        table = pd.DataFrame({str(m): aggregate(m, self.values[m]) for m in self.measures},
+                             index=pd.Index(self.names, name="run"))
+        table.attrs["pool"] = self.attrs()
+        return table
 
-    def group(self) -> np.ndarray:
-        """Group number ``run * n_queries + query`` of each row (computed once)."""
-        return self._cached(("group",), lambda: self.run.astype(np.int64) * self.n_queries + self.query)
-
-    def relevant(self, rel: int) -> np.ndarray:
-        """Whether each row is relevant at threshold ``rel`` (label >= rel, never a negative label)."""
-        return self._cached(("relevant", rel), lambda: _relevant(self.label, rel))
-
-    def relevant_positions(self, rel: int) -> np.ndarray:
-        """1-based position of each row among its group's relevant rows at ``rel`` (shared by the ASL family)."""
-        return self._cached(("positions", rel), lambda: asl_kernel.relevant_positions(
-            self.relevant(rel), self.group(), self.rank))
-
-
-def _relevant(label: np.ndarray, rel: int) -> np.ndarray:
-    return (label >= rel) & (label >= 0)
+    def long(self) -> pd.DataFrame:
+        """Per-query values, long: ``run, query_id, measure, value``."""
+        n_runs, n_queries = len(self.names), len(self.query_ids)
+        parts = [pd.DataFrame({
+            "run": np.repeat(np.asarray(self.names, dtype=object), n_queries),
+            "query_id": np.tile(self.query_ids.to_numpy(dtype=object), n_runs),
+            "measure": str(m),
+            "value": self.values[m].reshape(-1),
+        }) for m in self.measures]
+        long = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+            columns=["run", "query_id", "measure", "value"])
+        long.attrs["pool"] = self.attrs()
+        return long
 
 
-def _rarity_gain(measure, rows: Rows, keep: np.ndarray, relevant: np.ndarray) -> np.ndarray:
-    """Per-row gain of P_rare / AP_rare / nDCG_rare for the rows selected by ``keep``.
+def query_positions(n_queries: int, qrels: EncodedQrels) -> np.ndarray:
+    """Map from query code (a vocabulary of ``n_queries``, then the qrels extension) to qrels position, or -1."""
+    position = np.full(n_queries + len(qrels.query_extra), -1, dtype=np.int64)
+    position[qrels.query_codes] = np.arange(len(qrels.query_codes))
+    return position
 
-    ``gain`` (1 or the label), ``weighting`` (the rarity function) and ``alpha_per_topic`` (1/N_R) are the
-    extensions of :mod:`ir_rarity.engine.extensions`; their defaults give eq. 1-4 of the paper unchanged.
+
+def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
+                 ) -> tuple[Rows, dict[int | None, list[str | None]]]:
+    """Rows of ``ranked`` (encoded against the campaign, then the qrels) scored against ``campaign`` by the rule.
+
+    Returns:
+        The rows, and the membership found so far per depth (filled as measures ask for depths).
+
     """
-    depth = measure["depth"] if measure["depth"] is not None else measure["cutoff"]
-    s_d, n_systems = rows.counts(depth)
-    s_d = s_d[keep]
-    bounded = measure["bounded"]
-    if bounded and n_systems < 2:
-        raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
-                             f"the pool has S = {n_systems:g}")
-    alpha = extensions.row_alpha(measure["alpha"], measure["alpha_per_topic"],
-                                 rows.qrels.n_relevant(measure["rel"]), rows.query[keep])
-    rarity = extensions.row_rarity(s_d, n_systems, bounded, measure["weighting"])
-    weight = (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
-    if measure["gain"] == "graded":
-        weight = weight * np.where(relevant, rows.label[keep], 0).astype(np.float64)
-    return np.where(relevant, weight, 0.0)
+    n_vocab = len(campaign.vocabularies()[0])
+    positions = query_positions(n_vocab, qrels)
+    inside = ranked.query < len(positions)
+    position = np.where(inside, positions[np.where(inside, ranked.query, 0)], -1)
+    keep = np.flatnonzero(position >= 0)
+    cell = ranked.run[keep] * len(qrels.query_ids) + position[keep]
+    if len(cell) > 1 and (np.diff(cell) < 0).any():  # keep rows sorted by (run, qrels query), rank order kept
+        keep = keep[np.argsort(cell, kind="stable")]
+    run, query, rank, key = ranked.run[keep], position[keep], ranked.rank[keep], ranked.key[keep]
+    present = np.zeros((ranked.n_runs, len(qrels.query_ids)), dtype=bool)
+    present[run, query] = True
+    membership: dict[int | None, list[str | None]] = {}
+
+    def member(depth: int | None) -> np.ndarray:  # S_d and novelty at the same depth ask once
+        if depth not in membership:
+            membership[depth] = campaign.find_members(ranked, depth)
+        return np.array([m is not None for m in membership[depth]], dtype=bool)
+
+    def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        is_member = member(depth)
+        s_d = campaign.count_keys(key, depth).astype(np.float64)
+        own = ~is_member[run] if depth is None else ~is_member[run] & (rank < depth)
+        n_systems = float(campaign.num_systems_at(depth))
+        return s_d + own, np.where(is_member, n_systems, n_systems + 1.0)
+
+    def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        return (*campaign.reading_probabilities(cutoff), member(cutoff))
+
+    rows = Rows(run=run, query=query, rank=rank, key=key, label=qrels.lookup(key), present=present,
+                n_runs=ranked.n_runs, qrels=qrels, counts_at=counts_at, key_counts=campaign.count_keys,
+                probabilities_at=probabilities_at)
+    return rows, membership
 
 
-def _cut(measure, rows: Rows) -> np.ndarray:
-    cutoff = measure["cutoff"]
-    return np.ones(len(rows.rank), dtype=bool) if cutoff is None else rows.rank < cutoff
+def rows_for_runs(campaign: Campaign, frames: Mapping[str, pd.DataFrame], qrels: EncodedQrels,
+                  duplicates: Duplicates = "error") -> tuple[Rows, dict[int | None, list[str | None]]]:
+    """Rank and encode ``frames`` against the campaign and the qrels, then :func:`rows_against`."""
+    query_vocab, doc_vocab = campaign.vocabularies()
+    ranked = rank_runs(frames, [query_vocab, qrels.query_extra], [doc_vocab, qrels.doc_extra], duplicates)
+    return rows_against(campaign, ranked, qrels)
 
 
-def _p_rare(measure, rows: Rows) -> np.ndarray:
-    keep = _cut(measure, rows)
-    relevant = _relevant(rows.label[keep], measure["rel"])
-    gain = _rarity_gain(measure, rows, keep, relevant)
-    n_groups = rows.n_runs * rows.n_queries
-    return kernels.rarity_precision(gain, rows.group()[keep], n_groups, measure["cutoff"])
+def _as_measures(measures: Any) -> list[Any]:
+    from ir_rarity.measures.parse import parse_measures
+
+    return parse_measures(measures)
 
 
-def _ap_rare(measure, rows: Rows) -> np.ndarray:
-    keep = _cut(measure, rows)
-    relevant = _relevant(rows.label[keep], measure["rel"])
-    gain = _rarity_gain(measure, rows, keep, relevant)
-    n_groups = rows.n_runs * rows.n_queries
-    n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
-    return kernels.rarity_average_precision(gain, relevant, rows.rank[keep], rows.group()[keep], n_groups, n_rel)
+def evaluate(
+    campaign: Campaign,
+    qrels: pd.DataFrame,
+    measures: Any,
+    runs: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    joint: bool = False,
+    duplicates: Duplicates = "error",
+) -> Evaluation:
+    """Score runs against a campaign by the one rule of this module.
 
+    Args:
+        campaign: What the runs are scored against.
+        qrels: Canonical qrels frame (``query_id, doc_id, relevance``).
+        measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones.
+        runs: Run name -> canonical run frame; None evaluates the campaign's own runs (a
+            :class:`~ir_rarity.engine.contract.MemberCampaign`).
+        joint: Score the given runs as joining the campaign together.
+        duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.ranked.rank_runs`).
 
-def _asl(measure, rows: Rows) -> np.ndarray:
-    first, last = measure.group_range()
-    n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
-    rel = measure["rel"]
-    return asl_kernel.atomized_search_length(rows.relevant(rel), rows.group(), rows.n_runs * rows.n_queries, n_rel,
-                                             first, last, after_last=measure["unretrieved"] == "after_last",
-                                             rank=rows.rank, position=rows.relevant_positions(rel))
+    Returns:
+        An :class:`Evaluation`.
 
+    Raises:
+        ParameterError: no runs to evaluate, ``joint`` without runs, or a measure the campaign cannot compute.
 
-def _ndcg_rare(measure, rows: Rows) -> np.ndarray:
-    keep = _cut(measure, rows)
-    relevant = _relevant(rows.label[keep], measure["rel"])
-    gain = _rarity_gain(measure, rows, keep, relevant)
-    n_groups = rows.n_runs * rows.n_queries
-    dcg = extensions.dcg(gain, rows.rank[keep].astype(np.float64), rows.group()[keep], n_groups)
-    qrels = rows.qrels
-    judged_relevant = _relevant(qrels.labels, measure["rel"])
-    ideal_gain = qrels.labels.astype(np.float64) if measure["gain"] == "graded" else np.ones(len(qrels.labels))
-    ideal = extensions.ideal_dcg(np.where(judged_relevant, ideal_gain, 0.0), qrels.key_query, rows.n_queries,
-                                 measure["cutoff"])
-    ideal = np.tile(ideal, rows.n_runs)
-    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
-
-
-def _u_novel(measure, rows: Rows) -> np.ndarray:
-    if rows.probabilities_at is None:
-        raise ParameterError(f"{measure}: these rows carry no pool probabilities (build them with a Pool)")
-    return novelty.utility(rows, measure["cutoff"], measure["rel"], float(measure["epsilon"]))
-
-
-_KERNELS: dict[str, Callable[..., np.ndarray]] = {
-    "P_rare": _p_rare,
-    "AP_rare": _ap_rare,
-    "ASL": _asl,
-    "nDCG_rare": _ndcg_rare,
-    "U_novel": _u_novel,
-}
-
-
-def supported_names() -> frozenset[str]:
-    """Names of the measures the engine computes."""
-    return frozenset(_KERNELS)
-
-
-def compute(measure, rows: Rows) -> np.ndarray:
-    """Values of ``measure`` as an ``(n_runs, n_queries)`` matrix.
-
-    Cells of queries a run did not retrieve anything for hold ``measure.DEFAULT`` (0 for P_rare and AP_rare,
-    as trec_eval and ir_measures score them), except for measures with ``SCORES_EMPTY_RANKINGS`` (ASL), whose
-    kernel computes those cells too. NaN marks queries without a value (ASL without relevant documents).
     """
-    measure.validate_params()
-    values = _KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
-    if getattr(measure, "SCORES_EMPTY_RANKINGS", False):
-        return values
-    return np.where(rows.present, values, measure.DEFAULT)
+    measure_list = _as_measures(measures)
+    engine = [m for m in measure_list if is_engine_measure(m)]
+    standard = [m for m in measure_list if not is_engine_measure(m)]
+    depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
+    if runs is None:
+        if joint:
+            raise ParameterError("joint=True needs runs to join the campaign")
+        if not isinstance(campaign, MemberCampaign):
+            raise ParameterError(f"{campaign!r} does not keep its runs: give the runs to evaluate against it")
+        names, mode = list(campaign.names), "members"
+    else:
+        if not runs:
+            raise ParameterError("no runs to evaluate")
+        names, mode = [str(n) for n in runs], "joint" if joint else "alone"
+        if joint:
+            from ir_rarity.engine.joined import JoinedCampaign
+
+            campaign = JoinedCampaign(campaign, runs, duplicates=duplicates)
+    query_vocab, doc_vocab = campaign.vocabularies()
+    encoded = encode_qrels(qrels, query_vocab, doc_vocab)
+    _warn_if_degenerate(campaign, engine)
+    values: dict[Any, np.ndarray] = {}
+    members: dict[str, str] = {}
+    if engine:
+        if runs is None:
+            rows = campaign.member_rows(encoded)  # type: ignore[attr-defined]
+        else:
+            rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
+        for m in engine:
+            values[m] = compute(m, rows)
+        if runs is not None:
+            members = _report_members(names, membership)
+    if standard:
+        frames: Iterable[tuple[str, pd.DataFrame]] = (
+            ((n, campaign.run(n)) for n in names) if runs is None  # type: ignore[attr-defined]
+            else ((str(n), f) for n, f in runs.items()))
+        values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names)))
+    return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
+                      info=campaign.info(), depths=depths, members=members, mode=mode)
+
+
+def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
+    pooled = [str(m) for m in engine if getattr(m, "NEEDS_POOL", True)]
+    if pooled and campaign.info().num_systems == 1:
+        warnings.warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
+                      "common ones (every document a member retrieved has S_d = S); score the run against a "
+                      "campaign of several systems", DegeneratePoolWarning, stacklevel=3)
+
+
+def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:
+    """Evaluated run -> member it equals at every depth asked; one notice per such run."""
+    members: dict[str, str] = {}
+    for i, name in enumerate(names):
+        found = {depth: found[i] for depth, found in membership.items()}
+        if found and all(v is not None for v in found.values()):
+            member = next(iter(found.values()))
+            assert member is not None
+            members[name] = member
+            if member == ASSUMED_MEMBER:
+                continue
+            depths = ", ".join("whole runs" if d is None else str(d) for d in found)
+            warnings.warn(f"run {name!r} has the ranked lists of campaign run {member!r} (to depth {depths}): "
+                          "scored as that member", MemberNotice, stacklevel=3)
+    return members
+
+
+def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: EncodedQrels,
+                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int) -> dict[Any, np.ndarray]:
+    """Standard measures through ir_measures, run by run (they do not depend on the campaign)."""
+    evaluator = ir_measures.evaluator(measures, qrels)
+    column = {q: i for i, q in enumerate(encoded.query_ids)}
+    out = {m: np.full((n_runs, len(column)), np.nan) for m in measures}
+    for r, (_, frame) in enumerate(frames):
+        for metric in evaluator.iter_calc(frame):
+            if metric.query_id in column:
+                out[metric.measure][r, column[metric.query_id]] = metric.value
+    for m in measures:  # a query the run lacks scores the measure's default, as in ir_measures' calc_aggregate
+        default = getattr(m, "DEFAULT", 0.0)
+        out[m] = np.where(np.isnan(out[m]), default, out[m]) if not np.isnan(default) else out[m]
+    return out

@@ -15,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from ir_rarity.engine import kernels
-from ir_rarity.engine.ranking import group_starts, ranks_within_groups
+from ir_rarity.engine.ranking import block_starts, ranks_within_blocks
 
 __all__ = ["dcg", "ideal_dcg", "log_rarity", "row_alpha", "row_rarity"]
 
 
-def log_rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
+def log_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
     r"""IDF-like rarity :math:`R(d) = \log(S / S_d) / \log(S)`, in [0, 1].
 
     1 for a document only one system retrieved, 0 for one every system retrieved: the same end points as the
@@ -31,12 +31,13 @@ def log_rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
     :math:`R(d) = 0`, as the linear rarity :math:`1 - S_d/S` gives for :math:`S_d = S = 1`.
     """
     s_d = np.maximum(np.asarray(s_d, dtype=np.float64), 1.0)
-    if n_systems <= 1:
-        return np.zeros(len(s_d))
-    return np.log(n_systems / np.minimum(s_d, n_systems)) / np.log(n_systems)
+    n = np.broadcast_to(np.asarray(n_systems, dtype=np.float64), s_d.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log(n / np.minimum(s_d, n)) / np.log(n)
+    return np.where(n > 1, value, 0.0)
 
 
-def row_rarity(s_d: np.ndarray, n_systems: float, bounded: bool, weighting: str) -> np.ndarray:
+def row_rarity(s_d: np.ndarray, n_systems: float | np.ndarray, bounded: bool, weighting: str) -> np.ndarray:
     """Rarity of each row: ``'linear'`` gives R (eq. 2), or R' when ``bounded``; ``'log'`` gives :func:`log_rarity`."""
     if weighting == "log":
         return log_rarity(s_d, n_systems)
@@ -59,12 +60,12 @@ def row_alpha(alpha: float, per_topic: bool, n_relevant: np.ndarray, query: np.n
     return per_query[query]
 
 
-def dcg(gain: np.ndarray, rank: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    r"""Discounted cumulative gain per group: :math:`\sum_i g_i / \log_2(i + 1)`, i the 1-based rank.
+def dcg(gain: np.ndarray, rank: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
+    r"""Discounted cumulative gain per cell: :math:`\sum_i g_i / \log_2(i + 1)`, i the 1-based rank.
 
     This is trec_eval's ``ndcg`` discount (``gain / log2(i + 2)`` for its 0-based i), so rank 1 is not discounted.
     """
-    return kernels.group_sum(gain / np.log2(rank + 2.0), group, n_groups)
+    return kernels.cell_sum(gain / np.log2(rank + 2.0), cell, n_cells)
 
 
 def ideal_dcg(gain: np.ndarray, query: np.ndarray, n_queries: int, cutoff: int | None) -> np.ndarray:
@@ -84,7 +85,7 @@ def ideal_dcg(gain: np.ndarray, query: np.ndarray, n_queries: int, cutoff: int |
     gain, query = gain[positive], query[positive]
     order = np.lexsort((-gain, query))
     gain, query = gain[order], query[order]
-    rank = ranks_within_groups(group_starts(query))
+    rank = ranks_within_blocks(block_starts(query))
     if cutoff is not None:
         keep = rank < cutoff
         gain, query, rank = gain[keep], query[keep], rank[keep]

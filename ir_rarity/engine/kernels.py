@@ -1,8 +1,8 @@
-r"""Vectorized kernels: per-row gains in, one value per (run, query) group out.
+r"""Vectorized kernels: per-row gains in, one value per (run, query) cell out.
 
-Every kernel takes rows sorted by group and, within a group, by rank (trec_eval order), already cut at the
-measure's cutoff. ``group`` holds each row's group number in ``range(n_groups)``; ``rank`` the 0-based rank.
-No kernel loops over rows or groups in Python.
+Every kernel takes rows sorted by cell and, within a cell, by rank (trec_eval order), already cut at the
+measure's cutoff. ``cell`` holds each row's cell number in ``range(n_cells)``; ``rank`` the 0-based rank.
+No kernel loops over rows or cells in Python.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pandas as pd
 
 __all__ = [
     "bounded_rarity",
-    "group_sum",
+    "cell_sum",
     "rarity",
     "rarity_average_precision",
     "rarity_precision",
@@ -20,12 +20,12 @@ __all__ = [
 ]
 
 
-def rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
+def rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
     r"""Document rarity of Türkmen, Lease & Kutlu (ECIR 2023), eq. 2: :math:`R(d) = 1 - S_d / S`."""
     return 1.0 - s_d / n_systems
 
 
-def bounded_rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
+def bounded_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
     r"""Rescaled rarity of the same paper, section 5.2: :math:`R'(d) = 1 - (S_d - 1)/(S - 1)`, in [0, 1].
 
     :math:`S_d` is taken as at least 1 (a document in the evaluated ranking is retrieved by at least that
@@ -34,24 +34,24 @@ def bounded_rarity(s_d: np.ndarray, n_systems: float) -> np.ndarray:
     return 1.0 - (np.maximum(s_d, 1.0) - 1.0) / (n_systems - 1.0)
 
 
-def group_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Sum of ``values`` per group (``np.bincount``), zero for empty groups."""
-    return np.bincount(group, weights=values, minlength=n_groups)[:n_groups]
+def cell_sum(values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
+    """Sum of ``values`` per cell (``np.bincount``), zero for empty cells."""
+    return np.bincount(cell, weights=values, minlength=n_cells)[:n_cells]
 
 
-def segmented_cumsum(values: np.ndarray, group: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
-    """Running sum of ``values`` restarted at each group, added up in rank order within the group.
+def segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
+    """Running sum of ``values`` restarted at each cell, added up in rank order within the cell.
 
-    Integer values use one global ``np.cumsum`` minus the total before each group's first row, which is exact
-    for integers. Float values use pandas' grouped cumsum, which adds up each group on its own: one global float
-    cumsum minus offsets would carry rounding error from all earlier groups and break exact agreement with
+    Integer values use one global ``np.cumsum`` minus the total before each cell's first row, which is exact
+    for integers. Float values use pandas' grouped cumsum, which adds up each cell on its own: one global float
+    cumsum minus offsets would carry rounding error from all earlier cells and break exact agreement with
     trec_eval.
 
     Args:
-        values: Per-row values, rows sorted by group.
-        group: Group number of each row.
-        rank: Optional 0-based position of each row within its group (groups then start where ``rank`` is 0 and
-            hold consecutive ranks); saves finding the group starts from ``group``.
+        values: Per-row values, rows sorted by cell.
+        cell: Cell number of each row.
+        rank: Optional 0-based position of each row within its cell (cells then start where ``rank`` is 0 and
+            hold consecutive ranks); saves finding the cell starts from ``cell``.
 
     """
     if np.issubdtype(values.dtype, np.integer) or values.dtype == bool:
@@ -62,15 +62,15 @@ def segmented_cumsum(values: np.ndarray, group: np.ndarray, rank: np.ndarray | N
             start = np.empty(n, dtype=bool)
             if n:
                 start[0] = True
-                start[1:] = group[1:] != group[:-1]
+                start[1:] = cell[1:] != cell[:-1]
             first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
         else:
             first = np.arange(n) - rank
         return before[1:] - before[first]
-    return pd.Series(values, copy=False).groupby(group, sort=False).cumsum().to_numpy()
+    return pd.Series(values, copy=False).groupby(cell, sort=False).cumsum().to_numpy()
 
 
-def rarity_precision(gain: np.ndarray, group: np.ndarray, n_groups: int, cutoff: int) -> np.ndarray:
+def rarity_precision(gain: np.ndarray, cell: np.ndarray, n_cells: int, cutoff: int) -> np.ndarray:
     r"""Rarity-weighted precision at ``cutoff`` (eq. 1 of Türkmen et al., ECIR 2023).
 
     .. math:: P@k_{rare} = \frac{1}{k} \sum_{i=1}^{k} g_i, \qquad
@@ -80,20 +80,20 @@ def rarity_precision(gain: np.ndarray, group: np.ndarray, n_groups: int, cutoff:
 
     Args:
         gain: Per-row gain :math:`g_i` (zero for non-relevant rows), rows within the cutoff only.
-        group: Group number of each row.
-        n_groups: Number of groups.
+        cell: Cell number of each row.
+        n_cells: Number of cells.
         cutoff: The rank cutoff k.
 
     """
-    return group_sum(gain, group, n_groups) / float(cutoff)
+    return cell_sum(gain, cell, n_cells) / float(cutoff)
 
 
 def rarity_average_precision(
     gain: np.ndarray,
     relevant: np.ndarray,
     rank: np.ndarray,
-    group: np.ndarray,
-    n_groups: int,
+    cell: np.ndarray,
+    n_cells: int,
     n_relevant: np.ndarray,
 ) -> np.ndarray:
     r"""Rarity-weighted average precision (eq. 3 of Türkmen et al., ECIR 2023).
@@ -108,12 +108,12 @@ def rarity_average_precision(
         gain: Per-row gain :math:`g_j`, rows within the cutoff only.
         relevant: Per-row relevance indicator.
         rank: 0-based rank of each row.
-        group: Group number of each row.
-        n_groups: Number of groups.
-        n_relevant: :math:`N_R` of each group.
+        cell: Cell number of each row.
+        n_cells: Number of cells.
+        n_relevant: :math:`N_R` of each cell.
 
     """
-    precision_at_i = segmented_cumsum(gain, group) / (rank + 1.0)
-    total = group_sum(np.where(relevant, precision_at_i, 0.0), group, n_groups)
+    precision_at_i = segmented_cumsum(gain, cell) / (rank + 1.0)
+    total = cell_sum(np.where(relevant, precision_at_i, 0.0), cell, n_cells)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)

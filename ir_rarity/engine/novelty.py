@@ -10,17 +10,24 @@ For a query, the utility of system :math:`x` sums, over the relevant documents :
 not retrieve d) and E the other systems. Both probabilities get an additive ``epsilon`` (see
 :class:`ir_rarity.measures.novelty._U_novel` for why).
 
-The pool keeps, per cutoff, the sum over all its runs of :math:`P(D=d \mid S=y)` for every (query, document)
+The campaign keeps, per cutoff, the sum over all its runs of :math:`P(D=d \mid S=y)` for every (query, document)
 pair (:func:`probability_table`). Leaving x out of it is a subtraction of x's own probability, so scoring every
 run of a campaign is one pass over its rows, whatever the number of runs.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ir_rarity.engine import kernels
-from ir_rarity.engine.ranking import group_starts, sorted_lookup
+from ir_rarity.engine.qrels import is_relevant
+from ir_rarity.engine.ranking import block_starts, sorted_lookup
+from ir_rarity.errors import ParameterError
+
+if TYPE_CHECKING:
+    from ir_rarity.engine.rows import Rows
 
 __all__ = ["probability_table", "reading_probability", "utility"]
 
@@ -51,8 +58,8 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
 
     """
     if cutoff is None:
-        group = np.cumsum(group_starts(run, query)) - 1
-        length = np.bincount(group)[group] if len(group) else np.zeros(0)
+        cell = np.cumsum(block_starts(run, query)) - 1
+        length = np.bincount(cell)[cell] if len(cell) else np.zeros(0)
         mask = np.ones(len(rank), dtype=bool)
     else:
         length, mask = cutoff, rank < cutoff
@@ -61,18 +68,18 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
     return keys, np.bincount(inverse.reshape(-1), weights=probability, minlength=len(keys))
 
 
-def utility(rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndarray:
+def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndarray:
     r"""Novelty utility :math:`U(x) = \sum_d \log\frac{P(D=d|S=x) + \epsilon}{P(D=d) + \epsilon}` per (run, query).
 
     The sum runs over every relevant document of the query in the qrels, retrieved by x or not. It is computed as
     a per-query base, the value every relevant document would have if x had not retrieved it,
     :math:`\log\frac{\epsilon}{P(D=d) + \epsilon}`, plus, for each relevant document x did retrieve, the
-    difference to its actual value. A pool member is left out of its own :math:`P(D=d)` (its probability is
-    subtracted from the pool's sum, and :math:`|E| = n - 1`); a newcomer is not in the pool (:math:`|E| = n`).
-    With no other system (:math:`|E| = 0`), :math:`P(D=d) = 0`.
+    difference to its actual value. A campaign member is left out of its own :math:`P(D=d)` (its probability is
+    subtracted from the campaign's sum, and :math:`|E| = n - 1`); a newcomer is not in the campaign
+    (:math:`|E| = n`). With no other system (:math:`|E| = 0`), :math:`P(D=d) = 0`.
 
     Args:
-        rows: :class:`ir_rarity.engine.evaluate.Rows` with ``probabilities_at``.
+        rows: :class:`~ir_rarity.engine.rows.Rows` with ``probabilities_at``.
         cutoff: N = ``cutoff`` (and documents below it are not retrieved); None: N = each ranking's length.
         rel: Minimum relevance label of a relevant document.
         epsilon: The additive smoothing of both probabilities (> 0).
@@ -81,25 +88,30 @@ def utility(rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndarray:
         The ``n_runs * n_queries`` values, run-major.
 
     """
-    table_keys, table_sums, n_pool, members = rows.probabilities_at(cutoff)
-    n_others = float(n_pool - 1 if members else n_pool)
-    scale = 1.0 / n_others if n_others > 0 else 0.0
-    n_groups = rows.n_runs * rows.n_queries
-    group = rows.group()
+    if rows.probabilities_at is None:
+        raise ParameterError("the novelty utility needs the campaign's runs; these rows carry no probabilities")
+    table_keys, table_sums, n_campaign, member = rows.probabilities_at(cutoff)
+    member = np.asarray(member, dtype=bool)
+    n_others = np.where(member, n_campaign - 1, n_campaign).astype(np.float64)  # per evaluated run
+    scale = np.where(n_others > 0, 1.0 / np.maximum(n_others, 1.0), 0.0)
+    cell = rows.cell()
     if cutoff is None:
-        length, keep = np.bincount(group, minlength=n_groups)[group], np.ones(len(rows.rank), dtype=bool)
+        length, keep = np.bincount(cell, minlength=rows.n_cells)[cell], np.ones(len(rows.rank), dtype=bool)
     else:
         length, keep = cutoff, rows.rank < cutoff
     own = reading_probability(rows.rank, length)[keep]
-    relevant = (rows.label[keep] >= rel) & (rows.label[keep] >= 0)
-    own, key, group = own[relevant], rows.key[keep][relevant], group[keep][relevant]
+    relevant = is_relevant(rows.label[keep], rel)
+    own, key, cell, run = own[relevant], rows.key[keep][relevant], cell[keep][relevant], rows.run[keep][relevant]
     total = sorted_lookup(table_keys, table_sums, key, 0.0)
-    others = np.maximum(total - own, 0.0) if members else total
-    found = np.log((own + epsilon) / (others * scale + epsilon)) - np.log(epsilon / (total * scale + epsilon))
+    others = np.where(member[run], np.maximum(total - own, 0.0), total)
+    found = (np.log((own + epsilon) / (others * scale[run] + epsilon))
+             - np.log(epsilon / (total * scale[run] + epsilon)))
 
     qrels = rows.qrels
-    judged_relevant = (qrels.labels >= rel) & (qrels.labels >= 0)
+    judged_relevant = is_relevant(qrels.labels, rel)
     pair_total = sorted_lookup(table_keys, table_sums, qrels.keys[judged_relevant], 0.0)
-    missed = np.log(epsilon / (pair_total * scale + epsilon))
-    base = np.bincount(qrels.key_query[judged_relevant], weights=missed, minlength=rows.n_queries)
-    return np.tile(base, rows.n_runs) + kernels.group_sum(found, group, n_groups)
+    base = np.zeros((rows.n_runs, rows.n_queries))
+    for s in np.unique(scale):  # one base per distinct |E| (members and newcomers): at most a few
+        missed = np.log(epsilon / (pair_total * s + epsilon))
+        base[scale == s] = np.bincount(qrels.key_query[judged_relevant], weights=missed, minlength=rows.n_queries)
+    return base.reshape(-1) + kernels.cell_sum(found, cell, rows.n_cells)

@@ -15,12 +15,12 @@ import pandas as pd
 
 __all__ = [
     "KEY_SHIFT",
+    "block_starts",
+    "decode_keys",
     "encode",
     "factorize_blocks",
-    "fingerprint_rows",
-    "group_starts",
     "pair_keys",
-    "ranks_within_groups",
+    "ranks_within_blocks",
     "sorted_lookup",
     "trec_order",
 ]
@@ -31,6 +31,14 @@ KEY_SHIFT = 32
 def pair_keys(query_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
     """Combine query and document codes into one sortable int64 key per row."""
     return (query_codes.astype(np.int64) << KEY_SHIFT) | doc_codes.astype(np.int64)
+
+
+def decode_keys(queries: pd.Index, docs: pd.Index, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Query ids and docnos (object arrays of str) of pair keys made by :func:`pair_keys` in these vocabularies."""
+    keys = np.asarray(keys, dtype=np.int64)
+    query = queries.take(keys >> KEY_SHIFT).astype(str).to_numpy(dtype=object)
+    doc = docs.take(keys & ((1 << KEY_SHIFT) - 1)).astype(str).to_numpy(dtype=object)
+    return query, doc
 
 
 def sorted_lookup(table_keys: np.ndarray, table_values: np.ndarray, keys: np.ndarray, missing: Any) -> np.ndarray:
@@ -109,31 +117,31 @@ def _descending_score_keys(score: np.ndarray) -> np.ndarray:
     return ~ascending
 
 
-def _combined_group(groups: Sequence[np.ndarray]) -> np.ndarray:
-    """One integer per row that sorts like the tuple of group keys (mixed radix), below 2**32.
+def _combined_keys(blocks: Sequence[np.ndarray]) -> np.ndarray:
+    """One integer per row that sorts like the tuple of block keys (mixed radix), below 2**32.
 
-    When the mixed-radix number would not fit 32 bits, the groups that occur are renumbered densely (in the same
+    When the mixed-radix number would not fit 32 bits, the blocks that occur are renumbered densely (in the same
     order) with a sort of their distinct values.
     """
-    n = len(groups[0])
+    n = len(blocks[0])
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    sizes = [int(key.max()) + 1 for key in groups]
+    sizes = [int(key.max()) + 1 for key in blocks]
     if float(np.prod(np.asarray(sizes, dtype=np.float64))) >= 2.0**32:
-        codes = np.unique(np.stack([np.asarray(key, dtype=np.int64) for key in groups]), axis=1,
+        codes = np.unique(np.stack([np.asarray(key, dtype=np.int64) for key in blocks]), axis=1,
                           return_inverse=True)[1]
         return np.asarray(codes, dtype=np.uint64).reshape(n)
     combined = np.zeros(n, dtype=np.uint64)
-    for key, size in zip(groups, sizes, strict=True):
+    for key, size in zip(blocks, sizes, strict=True):
         combined *= np.uint64(size)
         combined += key.astype(np.uint64)
     return combined
 
 
-def trec_order(score: np.ndarray, doc_sort: np.ndarray, *groups: np.ndarray) -> np.ndarray:
-    """Permutation that puts rows in trec_eval order within their groups.
+def trec_order(score: np.ndarray, doc_sort: np.ndarray, *blocks: np.ndarray) -> np.ndarray:
+    """Permutation that puts rows in trec_eval order within their blocks.
 
-    Rows are sorted by the group keys (first key most significant), then by score descending, then by docno
+    Rows are sorted by the block keys (first key most significant), then by score descending, then by docno
     descending, as trec_eval does (``comp_sim_docno`` in its ``form_res_rels.c``). ``doc_sort`` must order like
     the docno strings (codes of a sorted vocabulary do), be non-negative and below 2**32.
 
@@ -143,23 +151,23 @@ def trec_order(score: np.ndarray, doc_sort: np.ndarray, *groups: np.ndarray) -> 
 
     Two stable sorts of packed 64-bit keys, both nearly sorted already for runs read from files (a run file
     lists each query's documents together, mostly by score), which numpy's stable sort (timsort) exploits:
-    first by (group, score), then only the rows whose (group, score) ties with a neighbour, by (tie, docno).
+    first by (block, score), then only the rows whose (block, score) ties with a neighbour, by (tie, docno).
     """
     if len(score) == 0:
         return np.zeros(0, dtype=np.int64)
     key = _descending_score_keys(score).astype(np.uint64)
-    if groups:
-        key |= _combined_group(groups) << np.uint64(32)
+    if blocks:
+        key |= _combined_keys(blocks) << np.uint64(32)
     order = np.argsort(key, kind="stable")
     key = key[order]
     same = key[1:] == key[:-1]
     if not same.any():
         return order
-    tied = np.zeros(len(key), dtype=bool)  # rows sharing (group, score) with a neighbour
+    tied = np.zeros(len(key), dtype=bool)  # rows sharing (block, score) with a neighbour
     tied[1:] = same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)
-    new_tie = np.ones(len(rows), dtype=bool)  # the first row of each run of equal (group, score)
+    new_tie = np.ones(len(rows), dtype=bool)  # the first row of each run of equal (block, score)
     new_tie[1:] = ~same[rows[1:] - 1]
     tie = np.cumsum(new_tie, dtype=np.uint64)
     members = order[rows]
@@ -168,8 +176,8 @@ def trec_order(score: np.ndarray, doc_sort: np.ndarray, *groups: np.ndarray) -> 
     return order
 
 
-def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
-    """Boolean mask marking the first row of each run of equal keys in already sorted arrays."""
+def block_starts(*sorted_keys: np.ndarray) -> np.ndarray:
+    """Boolean mask marking the first row of each block of equal keys in already sorted arrays."""
     n = len(sorted_keys[0])
     start = np.zeros(n, dtype=bool)
     if n:
@@ -179,23 +187,9 @@ def group_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     return start
 
 
-def ranks_within_groups(start: np.ndarray) -> np.ndarray:
-    """0-based position of each row within its group, given the group-start mask of sorted rows."""
+def ranks_within_blocks(start: np.ndarray) -> np.ndarray:
+    """0-based position of each row within its block, given the block-start mask of sorted rows."""
     n = len(start)
     positions = np.arange(n, dtype=np.int64)
     first = np.maximum.accumulate(np.where(start, positions, 0))
     return (positions - first).astype(np.int32)
-
-
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def fingerprint_rows(keys: np.ndarray, ranks: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per (pair key, rank) row (splitmix64 finaliser); sums of these identify ranked lists."""
-    with np.errstate(over="ignore"):
-        z = keys.astype(np.uint64) ^ (ranks.astype(np.uint64) * _GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        return z ^ (z >> np.uint64(31))

@@ -2,10 +2,12 @@
 
 Registered in ``ir_measures.providers.registry`` and appended to ``ir_measures.DefaultPipeline``, it lets
 ``ir_measures.calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` (and so ``pt.Experiment``) compute
-rarity measures next to the standard ones. The pool is the one active (``with pool:``) when the run is
+rarity measures next to the standard ones. The campaign is the one active (``with pool:``) when the run is
 evaluated; with none active (e.g. the stock ``ir_measures`` command), the measure's ``pool`` parameter
-(``P_rare(pool='runs/*.gz')@100``) or else the ``IR_RARITY_POOL`` environment variable names the runs to build
-it from, once per process and path.
+(``P_rare(pool='runs/*.gz')@100``) or else the ``IR_RARITY_POOL`` environment variable names it (run files, a
+folder, a glob, a saved ``.npz`` pool or a ``.parquet`` count table: :func:`ir_rarity.pool.resolve.resolve_campaign`),
+resolved once per process and path. Each run is scored by the one evaluation rule
+(:func:`ir_rarity.engine.evaluate.evaluate`): as the member it equals, or as if it alone had joined.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ir_rarity.pool.context import active_pool, require_pool
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ir_rarity.pool.pool import Pool
+    from ir_rarity.engine.contract import Campaign
 
 # numpy, pandas and the engine are imported when a run is evaluated, not when the provider is registered: the
 # start-up hook registers ir_rarity on every `import ir_measures`, which must stay as light as it was.
@@ -32,15 +34,14 @@ if TYPE_CHECKING:
 __all__ = ["POOL_ENV", "RarityEvaluator", "RarityProvider", "pool_for"]
 
 POOL_ENV = "IR_RARITY_POOL"
-_POOLS: dict[str, Pool] = {}
 
 
-def pool_for(measure: ir_measures.Measure) -> Pool:
-    """The pool to evaluate ``measure`` against.
+def pool_for(measure: ir_measures.Measure) -> Campaign:
+    """The campaign to evaluate ``measure`` against.
 
-    The active pool (``with pool:``) if any; else one built from the measure's ``pool`` parameter or, failing
-    that, the ``IR_RARITY_POOL`` environment variable (a run file split by tag, a directory or a glob), built
-    once per process and path.
+    The active one (``with pool:``) if any; else the one named by the measure's ``pool`` parameter or, failing
+    that, the ``IR_RARITY_POOL`` environment variable (resolved by
+    :func:`~ir_rarity.pool.resolve.resolve_campaign`, once per process and path).
 
     Raises:
         NoActivePoolError: no active pool, no ``pool`` parameter and no ``IR_RARITY_POOL``.
@@ -53,18 +54,9 @@ def pool_for(measure: ir_measures.Measure) -> Pool:
     spec = spec or os.environ.get(POOL_ENV) or None
     if spec is None:
         return require_pool(str(measure))
-    if spec not in _POOLS:
-        from ir_rarity.pool.pool import Pool
+    from ir_rarity.pool.resolve import resolve_campaign
 
-        _POOLS[spec] = Pool.from_runs(spec)
-    return _POOLS[spec]
-
-
-def _single_run_pool(frame: pd.DataFrame) -> Pool:
-    """A pool of the evaluated run alone, for measures that do not count S_d (``NEEDS_POOL = False``)."""
-    from ir_rarity.pool.pool import Pool
-
-    return Pool.from_runs({"run": frame})
+    return resolve_campaign(spec)
 
 
 class RarityEvaluator(Evaluator):
@@ -76,31 +68,28 @@ class RarityEvaluator(Evaluator):
         self._qrels = qrels
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        from ir_rarity.engine.evaluate import compute
+        from ir_rarity.engine.evaluate import evaluate
         from ir_rarity.io.frames import as_run_frame
+        from ir_rarity.pool.pool import Pool
 
         frame = as_run_frame(run)
-        by_pool: dict[int, tuple[Pool, list[ir_measures.Measure]]] = {}
-        own: list[Pool] = []
+        by_campaign: dict[int, tuple[Any, list[ir_measures.Measure]]] = {}
         for measure in self.measures:
             if getattr(measure, "NEEDS_POOL", True):
-                pool = pool_for(measure)
-            else:  # e.g. ASL: no S_d needed, so without an active pool a throwaway pool of this run alone
-                if not own:
-                    own.append(active_pool() or _single_run_pool(frame))
-                pool = own[0]
-            by_pool.setdefault(id(pool), (pool, []))[1].append(measure)
-        for pool, measures in by_pool.values():
-            encoded = pool.encode_qrels(self._qrels)
-            rows = pool.run_rows(frame, encoded)
-            query_ids = list(encoded.query_ids)
-            present = rows.present[0]
+                campaign: Any = pool_for(measure)
+            else:  # e.g. ASL: no S_d needed, so without an active pool the run alone is the campaign
+                campaign = active_pool() or "own"
+            by_campaign.setdefault(id(campaign), (campaign, []))[1].append(measure)
+        for campaign, measures in by_campaign.values():
+            if campaign == "own":
+                result = evaluate(Pool.from_runs({"run": frame}), self._qrels, measures)
+            else:
+                result = evaluate(campaign, self._qrels, measures, {"the evaluated run": frame})
+            # Every qrels query, in the table's (sorted) order, so that ir_measures' aggregators add them up as
+            # ir_rarity's tables do; a query the run lacks holds the measure's default, as back-filling would give.
             for measure in measures:
-                values = compute(measure, rows)[0]
-                scores_empty = getattr(measure, "SCORES_EMPTY_RANKINGS", False)
-                for q, (query_id, value) in enumerate(zip(query_ids, values, strict=False)):
-                    if present[q] or scores_empty:
-                        yield Metric(query_id=query_id, measure=measure, value=float(value))
+                for query_id, value in zip(result.query_ids, result.values[measure][0], strict=True):
+                    yield Metric(query_id=query_id, measure=measure, value=float(value))
 
 
 class RarityProvider(Provider):

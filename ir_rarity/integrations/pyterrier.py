@@ -1,15 +1,18 @@
-"""``ir_rarity.Experiment``: ``pt.Experiment`` with a pool built from the systems being compared.
+"""``ir_rarity.Experiment``: ``pt.Experiment`` with rarity measures computed against a campaign.
 
-PyTerrier evaluates each system on its own; rarity measures need all of them at once. :func:`Experiment` runs
-every system once, builds a :class:`~ir_rarity.Pool` from all their results (plus the runs of an optional
-campaign ``pool``), and then lets ``pt.Experiment`` evaluate the results inside ``with pool:``. Afterwards it
-fixes what ``pt.Experiment`` cannot know: measures where lower is better (baseline win/loss counts and
-highlighting) and measures whose mean skips undefined queries.
+PyTerrier evaluates each system on its own; rarity measures need the other systems. :func:`Experiment` runs
+every system once, then lets ``pt.Experiment`` evaluate the results with a campaign active, by the one
+evaluation rule (:mod:`ir_rarity.engine.evaluate`): without ``pool``, the systems compared are the campaign;
+with ``pool``, each system is scored against that campaign on its own (as the member it equals, or as if it
+alone had joined), or, with ``joint=True``, as joining it together. Afterwards it fixes what ``pt.Experiment``
+cannot know: measures where lower is better (baseline win/loss counts and highlighting) and measures whose mean
+skips undefined queries.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,9 +20,11 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.errors import InputError
+from ir_rarity.engine.aggregate import aggregate, skips_undefined
+from ir_rarity.errors import InputError, MemberNotice
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import higher_is_better
+from ir_rarity.measures.parse import parse_measures
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["Experiment", "as_topics_frame"]
@@ -78,27 +83,23 @@ def _run_systems(systems: Sequence[Any], names: Sequence[str], topics: pd.DataFr
     return results, seconds
 
 
-def _build_pool(results: Sequence[pd.DataFrame], names: Sequence[str], campaign: Any,
-                teams: Mapping[str, str] | None) -> Pool:
-    runs: dict[str, Any] = {}
-    if campaign is not None:
-        base = campaign if isinstance(campaign, Pool) else Pool.from_runs(campaign)
-        runs.update({n: base.run(n) for n in base.names})
-    for name, result in zip(names, results, strict=True):
-        if name in runs:
-            existing = Pool.from_runs({name: runs[name]})
-            if existing.member_of(result) is None:
-                raise InputError(f"system {name!r} has the name of a pool run but other results; rename it")
-            continue
-        if campaign is not None:
-            member = base.member_of(result)
-            if member is not None:  # already in the campaign under another name: counted once
-                continue
-        runs[name] = result
-    all_teams = None
-    if teams is not None:
-        all_teams = {n: teams.get(n, n) for n in runs}
-    return Pool.from_runs(runs, teams=all_teams)
+def _campaign(results: Sequence[pd.DataFrame], names: Sequence[str], pool: Any, teams: Mapping[str, str] | None,
+              joint: bool) -> Any:
+    """What the systems are scored against: themselves, the campaign ``pool``, or ``pool`` joined by them."""
+    from ir_rarity.io.frames import as_run_frame
+    from ir_rarity.pool.resolve import resolve_campaign
+
+    if pool is None:
+        if joint:
+            raise ValueError("joint=True needs a pool to join; without one the systems are the campaign already")
+        return Pool.from_runs(dict(zip(names, results, strict=True)),
+                              teams=None if teams is None else {n: teams.get(n, n) for n in names})
+    campaign = resolve_campaign(pool, teams=teams)
+    if not joint:
+        return campaign
+    from ir_rarity.engine.joined import JoinedCampaign
+
+    return JoinedCampaign(campaign, {n: as_run_frame(r, n) for n, r in zip(names, results, strict=True)})
 
 
 def _directional_fixes(table: pd.DataFrame, measures: Sequence[ir_measures.Measure]) -> pd.DataFrame:
@@ -137,6 +138,7 @@ def Experiment(
     names: Sequence[str] | None = None,
     *,
     pool: Any = None,
+    joint: bool = False,
     teams: Mapping[str, str] | None = None,
     perquery: bool | str = False,
     dataframe: bool = True,
@@ -148,12 +150,14 @@ def Experiment(
 ) -> Any:
     """Compare systems like ``pt.Experiment``, with rarity measures computed against all of them.
 
-    Each system (a transformer, or a DataFrame of results) is run once on ``topics``. A pool is built from all
-    the results, plus the runs of ``pool`` when given (an existing campaign: a :class:`~ir_rarity.Pool` or
-    anything :meth:`Pool.from_runs` accepts), so that new systems are scored as if they had joined that
-    campaign; a system whose results equal a campaign run counts once. Then ``pt.Experiment`` evaluates the
-    results inside ``with pool:`` and every argument it knows (``baseline``, ``test``, ``correction``,
-    ``perquery``, ``round``, ``filter_by_qrels``, ``save_dir``...) means what it means there.
+    Each system (a transformer, or a DataFrame of results) is run once on ``topics``. Without ``pool``, the
+    systems compared are the campaign (S = the number of systems). With ``pool`` (an existing campaign: a
+    :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`, run files, a folder, a glob, a saved ``.npz`` or
+    a ``.parquet`` count table), each system is scored against it on its own: a system whose results equal a
+    campaign run (to the depth S_d is counted at) scores as that run, any other as if it alone had joined
+    (S + 1); ``joint=True`` scores the systems as joining the campaign together. Then ``pt.Experiment``
+    evaluates the results with that campaign active, and every argument it knows (``baseline``, ``test``,
+    ``correction``, ``perquery``, ``round``, ``filter_by_qrels``, ``save_dir``...) means what it means there.
 
     Measures may be ``ir_measures`` objects or strings in ir_measures syntax (``'P_rare(alpha=0.5)@100'``,
     ``'ASL@g1-10'``, ``'nDCG@10'``); ``'mrt'`` (mean response time, ms per query) is measured here.
@@ -167,7 +171,8 @@ def Experiment(
         qrels: A DataFrame (PyTerrier or ir_measures columns), a qrels file, or an ir_datasets dataset or id.
         eval_metrics: The measures.
         names: System names (default: the dict keys, or ``str(system)``).
-        pool: Runs of an existing campaign to score the systems against.
+        pool: An existing campaign to score the systems against.
+        joint: With ``pool``: the systems join it together (S + k) instead of each on its own.
         teams: Optional ``run name -> team`` mapping for the pool (S then counts teams).
         perquery: As in ``pt.Experiment``: False, True or ``"both"``.
         dataframe: Return DataFrames (True) or dicts (False).
@@ -198,20 +203,24 @@ def Experiment(
     if len(set(names)) != len(names):
         raise ValueError(f"system names must be unique, got {names}")
     want_mrt = "mrt" in eval_metrics
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in eval_metrics if m != "mrt"]
+    measures = parse_measures([m for m in eval_metrics if m != "mrt"])
     topics_frame = as_topics_frame(topics)
     qrels_frame = _qrels_for_pyterrier(qrels)
 
     results, seconds = _run_systems(systems, names, topics_frame, verbose)
-    the_pool = _build_pool(results, names, pool, teams)
-    with the_pool:
+    the_pool = _campaign(results, names, pool, teams, joint)
+    from ir_rarity.pool.context import activated
+
+    with activated(the_pool), warnings.catch_warnings():
+        if pool is None:  # the systems are the campaign: each is its own member, nothing to say
+            warnings.simplefilter("ignore", MemberNotice)
         # pt.Experiment refuses per-query output together with a baseline: two calls, on results only.
         per_query = pt.Experiment(results, topics_frame, qrels_frame, measures, names=names, perquery=True,
                                   **{k: v for k, v in kwargs.items() if k not in ("test", "correction",
                                                                                    "correction_alpha")})
         averages = pt.Experiment(results, topics_frame, qrels_frame, measures, names=names, baseline=baseline,
                                  **kwargs)
-    skipping = [m for m in measures if type(m.aggregator()) is not ir_measures.MeanAgg]
+    skipping = [m for m in measures if skips_undefined(m)]
     if skipping:
         averages = _recompute_means(averages, per_query, skipping)
         if baseline is not None:
@@ -239,17 +248,13 @@ def Experiment(
 
 def _recompute_means(averages: pd.DataFrame, per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure]
                      ) -> pd.DataFrame:
-    """Re-aggregate measures whose aggregator is not a plain mean (e.g. skips NaN) from the per-query values."""
+    """Re-aggregate measures that skip undefined (NaN) queries from the per-query values."""
     averages = averages.copy()
     for m in measures:
-        if type(m.aggregator()) is ir_measures.MeanAgg:
-            continue
-        values = per_query[per_query["measure"] == str(m)]
-        for i, name in enumerate(averages["name"]):
-            agg = m.aggregator()
-            for v in values.loc[values["name"] == name, "value"]:
-                agg.add(float(v))
-            averages.loc[averages.index[i], str(m)] = agg.result()
+        wide = per_query[per_query["measure"] == str(m)].pivot_table(index="name", columns="qid", values="value",
+                                                                     dropna=False)
+        wide = wide.reindex(averages["name"])
+        averages[str(m)] = aggregate(m, wide.to_numpy(np.float64))
     return averages
 
 

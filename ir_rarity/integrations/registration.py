@@ -11,12 +11,12 @@ import ir_measures
 
 from ir_rarity.integrations.asl_syntax import install_group_syntax
 from ir_rarity.integrations.ir_measures_provider import RarityProvider
-from ir_rarity.measures import ASL, AP_rare, P_rare, U_novel, nDCG_rare
+from ir_rarity.measures import FAMILIES
 
 __all__ = ["MEASURES", "PROVIDER", "register"]
 
-MEASURES: dict[str, ir_measures.Measure] = {"P_rare": P_rare, "AP_rare": AP_rare, "ASL": ASL,
-                                            "nDCG_rare": nDCG_rare, "U_novel": U_novel}
+MEASURES: dict[str, ir_measures.Measure] = {m.NAME: m for m in FAMILIES}
+"""Name -> measure of every family in :data:`ir_rarity.measures.FAMILIES`."""
 PROVIDER = RarityProvider()
 
 

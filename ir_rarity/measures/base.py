@@ -26,6 +26,9 @@ class RarityMeasure(ir_measures.Measure):
 
     HIGHER_IS_BETTER: ClassVar[bool] = True
     NEEDS_POOL: ClassVar[bool] = True
+    """Whether the measure needs S_d or the campaign's runs (False: it scores a run on its own, as ASL)."""
+    SKIPS_UNDEFINED: ClassVar[bool] = False
+    """Whether the mean over queries leaves out queries without a value (NaN) instead of counting them."""
 
     def __init__(self, **params: Any) -> None:
         for name, value in list(params.items()):

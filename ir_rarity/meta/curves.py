@@ -13,9 +13,12 @@ from typing import Any
 import ir_measures
 import pandas as pd
 
-from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, supported_names
+from ir_rarity.engine.compute import compute, is_engine_measure
+from ir_rarity.engine.qrels import EncodedQrels
+from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.base import higher_is_better
+from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
 
@@ -28,7 +31,7 @@ MeasureLike = ir_measures.Measure | str
 
 
 def _parse(measure: MeasureLike) -> ir_measures.Measure:
-    return ir_measures.parse_measure(measure) if isinstance(measure, str) else measure
+    return parse_measure(measure)
 
 
 def _engine_frame(pool: Pool, rows: Rows, encoded: EncodedQrels, measure: ir_measures.Measure) -> pd.DataFrame:
@@ -58,7 +61,7 @@ def per_query_matrix(pool: Pool, qrels: Any, measure: MeasureLike) -> pd.DataFra
 
     """
     m = _parse(measure)
-    if m.NAME in supported_names():
+    if is_engine_measure(m):
         encoded = pool.encode_qrels(qrels)
         frame = _engine_frame(pool, pool.member_rows(encoded), encoded, m)
     else:

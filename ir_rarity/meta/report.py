@@ -7,22 +7,22 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import ir_measures
 import pandas as pd
 
-from ir_rarity.engine.evaluate import compute
+from ir_rarity.engine.compute import compute
 from ir_rarity.io.files import write_text
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.curves import DEFAULT_ALPHAS, tau_alpha_curve
 from ir_rarity.meta.robustness import DEFAULT_SIZES, synthetic_rank_curve, system_count_robustness
 from ir_rarity.meta.stats import discriminative_power, stability
 from ir_rarity.pool.pool import Pool
+from ir_rarity.tables import render_frame
 
 __all__ = ["report_measures", "write_report"]
 
@@ -45,19 +45,8 @@ def report_measures(cutoff: int = 100) -> list[tuple[str, str, float]]:
 
 
 def _md_table(df: pd.DataFrame, digits: int = 3) -> str:
-    """A GitHub Markdown table of ``df`` (floats rounded to ``digits``)."""
-
-    def cell(v: Any) -> str:
-        if v is pd.NA:
-            return ""
-        if isinstance(v, float):
-            return "NaN" if math.isnan(v) else f"{v:.{digits}f}"
-        return str(v)
-
-    header = "| " + " | ".join(str(c) for c in df.columns) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
+    """A Markdown table of ``df`` (floats rounded to ``digits``), rendered by :func:`ir_rarity.tables.render_frame`."""
+    return render_frame(df, "markdown", digits).rstrip("\n")
 
 
 def _write_csv(df: pd.DataFrame, path: Path) -> None:
@@ -124,7 +113,7 @@ def write_report(
     rows = pool.member_rows(encoded)
     columns = [str(q) for q in encoded.query_ids]
     measures = report_measures(cutoff)
-    scores = {label: pd.DataFrame(compute(ir_measures.parse_measure(m), rows), index=pool.names, columns=columns)
+    scores = {label: pd.DataFrame(compute(parse_measure(m), rows), index=pool.names, columns=columns)
               for label, m, _ in measures}
 
     curve = tau_alpha_curve(pool, qrels_frame, alphas=alphas, cutoff=cutoff)

@@ -20,9 +20,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, supported_names
+from ir_rarity.engine.compute import KERNELS, compute, is_engine_measure
+from ir_rarity.engine.evaluate import rows_for_runs
+from ir_rarity.engine.qrels import EncodedQrels
+from ir_rarity.engine.ranking import sorted_lookup
+from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["DEFAULT_SIZES", "synthetic_rank_curve", "system_count_robustness"]
@@ -35,10 +40,9 @@ SYNTHETIC_PREFIX = "ir_rarity-synthetic-"
 
 
 def _rarity_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
-    m = ir_measures.parse_measure(measure) if isinstance(measure, str) else measure
-    if m.NAME not in supported_names():
-        raise ParameterError(f"{m} does not depend on the pool; use a rarity measure ({sorted(supported_names())})")
-    m.validate_params()
+    m = parse_measure(measure)
+    if not is_engine_measure(m):
+        raise ParameterError(f"{m} does not depend on the pool; use a rarity measure ({sorted(KERNELS)})")
     return m
 
 
@@ -69,7 +73,8 @@ class _Sampler:
         self.end = np.searchsorted(self.full.run, runs, side="right")
         _, self.pair = np.unique(self.full.key, return_inverse=True)
         self.n_pairs = int(self.pair.max()) + 1 if len(self.pair) else 0
-        self.by_team = pool.num_systems != len(pool)
+        self.by_team = pool.encoded.by_team
+        self.unique_keys = np.unique(self.full.key)
 
     def scores(self, measure: ir_measures.Measure, picked: np.ndarray) -> np.ndarray:
         """Per-query values (len(picked) x queries) of the runs ``picked`` (pool indices), pooled alone."""
@@ -81,16 +86,21 @@ class _Sampler:
         offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         sel = np.repeat(self.start[picked], lengths) + offsets
         rank, pair = full.rank[sel], self.pair[sel]
-        n_systems = float(len(picked))
+        n_systems = np.full(len(picked), float(len(picked)))
 
-        def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
+        def sample_counts(depth: int | None) -> np.ndarray:
             within = pair if depth is None else pair[rank < depth]
-            s_d = np.bincount(within, minlength=self.n_pairs)[pair]
-            return s_d.astype(np.float64), n_systems
+            return np.bincount(within, minlength=self.n_pairs)
+
+        def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+            return sample_counts(depth)[pair].astype(np.float64), n_systems
+
+        def key_counts(keys: np.ndarray, depth: int | None) -> np.ndarray:
+            return sorted_lookup(self.unique_keys, sample_counts(depth), keys, 0)
 
         rows = Rows(run=np.repeat(np.arange(len(picked)), lengths), query=full.query[sel], rank=rank,
                     key=full.key[sel], label=full.label[sel], present=full.present[picked], n_runs=len(picked),
-                    qrels=self.encoded, counts_at=counts_at)
+                    qrels=self.encoded, counts_at=counts_at, key_counts=key_counts)
         return compute(measure, rows)
 
 
@@ -99,15 +109,16 @@ def _prefix_rows(rows: Rows, n: int) -> Rows:
 
     A newcomer's S_d of a document is the pool's count plus its own retrieval, which does not depend on how
     many documents it retrieves, so the counts of the full ranking are cut alike. Equal to
-    ``pool.run_rows`` on the first ``n`` documents (tested), without re-encoding the run for every ``n``.
+    the newcomer rows of the first ``n`` documents (tested), without re-encoding the run for every ``n``.
     """
 
-    def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
+    def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         s_d, n_systems = rows.counts(depth)
         return s_d[:n], n_systems
 
     return Rows(run=rows.run[:n], query=rows.query[:n], rank=rows.rank[:n], key=rows.key[:n],
-                label=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at)
+                label=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at,
+                key_counts=rows.key_counts)
 
 
 def _members_joined_by(members: Rows, keys: np.ndarray, n_systems: int) -> Rows:
@@ -117,13 +128,19 @@ def _members_joined_by(members: Rows, keys: np.ndarray, n_systems: int) -> Rows:
     at most ``measure_cutoff`` documents, so they are within the depth S_d is counted at.
     """
     joined = np.isin(members.key, keys)
+    n_joined = np.full(members.n_runs, float(n_systems + 1))
 
-    def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
+    def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         s_d, _ = members.counts(depth)
-        return s_d + joined, float(n_systems + 1)
+        return s_d + joined, n_joined
+
+    def key_counts(other: np.ndarray, depth: int | None) -> np.ndarray:
+        assert members.key_counts is not None
+        return members.key_counts(other, depth) + np.isin(other, keys)
 
     return Rows(run=members.run, query=members.query, rank=members.rank, key=members.key, label=members.label,
-                present=members.present, n_runs=members.n_runs, qrels=members.qrels, counts_at=counts_at)
+                present=members.present, n_runs=members.n_runs, qrels=members.qrels, counts_at=counts_at,
+                key_counts=key_counts)
 
 
 def system_count_robustness(
@@ -211,7 +228,7 @@ def synthetic_rank_curve(
 
     Each ranks only those ``n`` documents. As in the paper, it takes part "as if it had participated with the
     real participants": S becomes S + 1 and its documents count in S_d, for the hypothetical system (as
-    :meth:`Pool.run_rows` scores a newcomer) and for the real systems alike, which are rescored for every
+    the evaluation rule scores a newcomer) and for the real systems alike, which are rescored for every
     ``n``. It is ranked among them on ``P_rare(alpha)@measure_cutoff`` for that topic: ``rank = 1 + #{real
     systems scoring strictly more}`` (1 = best; ties go to the hypothetical system). At ``alpha = 0`` the
     measure is P@k and both curves coincide.
@@ -269,12 +286,12 @@ def synthetic_rank_curve(
 
     records = []
     for alpha in alphas:
-        m = ir_measures.parse_measure(f"P_rare(alpha={float(alpha):g})@{cutoff}")
+        m = parse_measure(f"P_rare(alpha={float(alpha):g})@{cutoff}")
         for system, docs in (("rare", rare_docs), ("common", common_docs)):
             longest = min(max_relevant, len(docs))
             run = pd.DataFrame({"query_id": query_id, "doc_id": docs[:longest],
                                 "score": np.arange(longest, 0, -1.0)})
-            full = pool.run_rows(run, encoded)
+            full, _ = rows_for_runs(pool, {system: run}, encoded)
             for n in range(1, longest + 1):
                 value = float(compute(m, _prefix_rows(full, n))[0, 0])
                 real = compute(m, _members_joined_by(members, full.key[:n], pool.num_systems))[:, 0]

@@ -10,14 +10,16 @@ if TYPE_CHECKING:
     from ir_rarity.pool.context import active_pool
     from ir_rarity.pool.counts import CountTable, duckdb_counts_sql
     from ir_rarity.pool.pool import Pool
+    from ir_rarity.pool.resolve import resolve_campaign
 
-__all__ = ["CountTable", "Pool", "active_pool", "duckdb_counts_sql"]
+__all__ = ["CountTable", "Pool", "active_pool", "duckdb_counts_sql", "resolve_campaign"]
 
 _LAZY = {
     "CountTable": "ir_rarity.pool.counts",
     "duckdb_counts_sql": "ir_rarity.pool.counts",
     "Pool": "ir_rarity.pool.pool",
     "active_pool": "ir_rarity.pool.context",
+    "resolve_campaign": "ir_rarity.pool.resolve",
 }
 
 

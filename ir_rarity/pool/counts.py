@@ -2,7 +2,8 @@ r"""S_d count tables: exported from a pool, counted elsewhere (DuckDB, Spark), a
 
 S_d is a ``GROUP BY (query, doc)`` count, so a campaign too large for one machine can be counted by a SQL
 engine over its run files and still be evaluated with ir_rarity: load the table as a :class:`CountTable` and
-use it where a :class:`~ir_rarity.Pool` goes (``with table:`` or :meth:`CountTable.evaluate`).
+use it where a :class:`~ir_rarity.Pool` goes (``with table:``, :meth:`CountTable.evaluate`, ``--pool`` and
+``pool=``). A :class:`CountTable` implements the engine's :class:`~ir_rarity.engine.contract.Campaign` contract.
 
 Parquet schema (``COUNTS_FORMAT``):
 
@@ -15,24 +16,32 @@ column         type        meaning
 =============  ==========  ==============================================================================
 
 File metadata (parquet key-value, UTF-8): ``ir_rarity.format`` = ``counts/1``; ``ir_rarity.num_systems`` = S;
-``ir_rarity.depth`` = the depth counted at (empty: whole runs); ``ir_rarity.systems`` = ``runs`` or ``teams``.
-Only rows with S_d >= 1 are stored.
+``ir_rarity.depth`` = the depth counted at (empty: whole runs); ``ir_rarity.systems`` = ``runs`` or ``teams``;
+optionally ``ir_rarity.members``, a JSON list of ``[run name, rows within depth, content hash sum (hex)]``: the
+members' fingerprints (:mod:`ir_rarity.engine.ranked`), which let an evaluated run be recognised as a member by
+its content, as a pool does. Only rows with S_d >= 1 are stored.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.evaluate import EncodedQrels, Rows, compute, encode_qrels, supported_names
-from ir_rarity.engine.ranking import pair_keys, sorted_lookup
-from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.checks import check_depth
+from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
+from ir_rarity.engine.evaluate import evaluate as evaluate_runs
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.ranked import RankedRuns
+from ir_rarity.engine.ranking import decode_keys, pair_keys, sorted_lookup
+from ir_rarity.errors import InputError, ParameterError, RarityWarning
 from ir_rarity.io.files import write_with
-from ir_rarity.io.frames import as_qrels_frame, as_run_frame
+from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.pool.context import pop_pool, push_pool
 
 __all__ = ["COUNTS_FORMAT", "CountTable", "duckdb_counts_sql"]
@@ -40,39 +49,53 @@ __all__ = ["COUNTS_FORMAT", "CountTable", "duckdb_counts_sql"]
 COUNTS_FORMAT = "counts/1"
 _META = "ir_rarity."
 
+Fingerprints = Mapping[str, tuple[int, int]]
+"""Run name -> (rows within the depth, wrapping sum of their content hashes)."""
+
 
 class CountTable:
-    """S_d counts of a campaign without its runs, as an evaluation context.
+    """S_d counts of a campaign without its runs, as a campaign to score runs against.
 
-    Evaluated runs are taken to be among the systems that were counted (``assume_members=True``, the usual case:
-    count the campaign once, then score each of its runs), so S and S_d are used as they are. With
-    ``assume_members=False`` every evaluated run is a newcomer: S + 1, and its own documents added to S_d.
-    Membership cannot be checked by content here, as :class:`~ir_rarity.Pool` does, since the runs are not kept.
+    A run evaluated against the table is recognised as a member by its content when the table carries its
+    members' fingerprints (tables made by :meth:`from_pool` or ``ir-rarity pool --out``): it then scores its
+    campaign value, and any other run scores as if it alone had joined (S + 1, its own documents added to
+    S_d), exactly as against the :class:`~ir_rarity.Pool` it was counted from. A table counted elsewhere (the
+    DuckDB recipe) has no fingerprints: ``assume_members=True`` (the default there, with a warning) takes every
+    evaluated run to be one of the counted systems; ``False`` scores every run as a newcomer.
 
-    Only measures that need S_d at the depth the table was counted at can be computed (P_rare, AP_rare and the
-    measures that need no pool); others raise :class:`~ir_rarity.ParameterError`.
+    Only measures that need S_d at the depth the table was counted at can be computed (P_rare, AP_rare,
+    nDCG_rare, R_rare, and measures that need no pool); others raise :class:`~ir_rarity.ParameterError`.
 
     Args:
         frame: ``query_id, doc_id, S_d``.
         num_systems: S.
         depth: The depth S_d was counted at (None: whole runs).
         systems: ``"runs"`` or ``"teams"``: what S counts.
-        assume_members: See above.
+        assume_members: None (default): by content where fingerprints are known, else as True. True: every
+            evaluated run is a member. False: every evaluated run is a newcomer.
+        members: The members' fingerprints at ``depth`` (see :data:`Fingerprints`).
+        n_runs: Number of runs counted (when S counts teams).
+
     """
 
     def __init__(self, frame: pd.DataFrame, num_systems: int, depth: int | None, systems: str = "runs",
-                 assume_members: bool = True) -> None:
+                 assume_members: bool | None = None, members: Fingerprints | None = None,
+                 n_runs: int | None = None) -> None:
         missing = {"query_id", "doc_id", "S_d"} - set(frame.columns)
         if missing:
             raise InputError(f"a count table needs the columns query_id, doc_id, S_d; missing {sorted(missing)}")
-        if num_systems < 1:
-            raise InputError(f"num_systems must be >= 1, got {num_systems}")
+        if isinstance(num_systems, bool) or not isinstance(num_systems, (int, np.integer)) or num_systems < 1:
+            raise InputError(f"num_systems must be an integer >= 1, got {num_systems!r}")
+        self.depth = check_depth(depth, allow_none=True)
+        if systems not in ("runs", "teams"):
+            raise InputError(f"systems must be 'runs' or 'teams', got {systems!r}")
         counts = pd.to_numeric(frame["S_d"], errors="coerce")
-        if counts.isna().any() or (counts < 0).any() or (counts > num_systems).any():
-            raise InputError(f"S_d must be integers in [0, {num_systems}]")
-        query, self._queries = pd.factorize(frame["query_id"].astype(str), sort=True)
-        doc, self._docs = pd.factorize(frame["doc_id"].astype(str), sort=True)
-        self._queries, self._docs = pd.Index(self._queries), pd.Index(self._docs)
+        bad = counts.isna() | (counts < 0) | (counts > num_systems) | (counts != np.floor(counts))
+        if bad.any():
+            raise InputError(f"S_d must be whole numbers in [0, {num_systems}], found {frame['S_d'][bad].iloc[0]!r}")
+        query, queries = pd.factorize(frame["query_id"].astype(str), sort=True)
+        doc, docs = pd.factorize(frame["doc_id"].astype(str), sort=True)
+        self._queries, self._docs = pd.Index(queries), pd.Index(docs)
         keys = pair_keys(query, doc)
         order = np.argsort(keys, kind="stable")
         self._keys = keys[order]
@@ -80,22 +103,26 @@ class CountTable:
             raise InputError("a count table lists the same (query_id, doc_id) twice")
         self._counts = counts.to_numpy(np.int64)[order]
         self.num_systems = int(num_systems)
-        self.depth = depth
         self.systems = systems
+        self.members = {str(k): (int(v[0]), int(v[1])) for k, v in (members or {}).items()}
         self.assume_members = assume_members
+        self.n_runs = n_runs if n_runs is not None else (len(self.members) or None)
+        self._warned = False
 
     # ------------------------------------------------------------------ files
     @classmethod
     def from_pool(cls, pool: Any, depth: int | None = None) -> CountTable:
-        """The count table of a :class:`~ir_rarity.Pool` at ``depth``."""
-        systems = "runs" if pool.num_systems == len(pool) else "teams"
-        return cls(pool.counts(depth), pool.num_systems, depth, systems)
+        """The count table of a :class:`~ir_rarity.Pool` at ``depth``, with its members' fingerprints."""
+        depth = check_depth(depth, allow_none=True)
+        sizes, sums = pool.fingerprints(depth)
+        members = {name: (int(n), int(h)) for name, n, h in zip(pool.names, sizes, sums, strict=True)}
+        return cls(pool.counts(depth), pool.num_systems, depth, pool.info().systems, members=members,
+                   n_runs=len(pool))
 
     def to_frame(self) -> pd.DataFrame:
         """The table as ``query_id, doc_id, S_d`` (sorted by query id, then docno)."""
-        return pd.DataFrame({"query_id": self._queries.take(self._keys >> 32).astype(str),
-                             "doc_id": self._docs.take(self._keys & 0xFFFFFFFF).astype(str),
-                             "S_d": self._counts})
+        query, doc = decode_keys(self._queries, self._docs, self._keys)
+        return pd.DataFrame({"query_id": query, "doc_id": doc, "S_d": self._counts})
 
     def to_parquet(self, path: str | os.PathLike[str]) -> None:
         """Write the table as parquet with the documented schema and metadata, atomically."""
@@ -104,12 +131,16 @@ class CountTable:
             [("query_id", pa.string()), ("doc_id", pa.string()), ("S_d", pa.int64())]))
         meta = {f"{_META}format": COUNTS_FORMAT, f"{_META}num_systems": str(self.num_systems),
                 f"{_META}depth": "" if self.depth is None else str(self.depth), f"{_META}systems": self.systems}
+        if self.members:
+            meta[f"{_META}members"] = json.dumps([[n, s, f"{h:016x}"] for n, (s, h) in self.members.items()])
+        if self.n_runs is not None:
+            meta[f"{_META}runs"] = str(self.n_runs)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **{k.encode(): v.encode()
                                                                                   for k, v in meta.items()}})
         write_with(path, lambda tmp: pq.write_table(table, tmp))
 
     @classmethod
-    def read_parquet(cls, path: str | os.PathLike[str], assume_members: bool = True) -> CountTable:
+    def read_parquet(cls, path: str | os.PathLike[str], assume_members: bool | None = None) -> CountTable:
         """Load a table written by :meth:`to_parquet` (or by any tool following the schema).
 
         Raises:
@@ -120,82 +151,96 @@ class CountTable:
         try:
             table = pq.read_table(source)
         except (OSError, pa.ArrowException) as e:
-            raise InputError(f"cannot be read as parquet ({e})", source) from None
-        meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+            raise InputError(f"cannot be read as parquet ({type(e).__name__})", source) from None
+        meta = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+                for k, v in (table.schema.metadata or {}).items()}
         if meta.get(f"{_META}format") != COUNTS_FORMAT:
             raise InputError(f"not an ir_rarity count table (metadata {_META}format != {COUNTS_FORMAT!r})", source)
         try:
             num_systems = int(meta[f"{_META}num_systems"])
             depth_text = meta.get(f"{_META}depth", "")
             depth = int(depth_text) if depth_text else None
-        except (KeyError, ValueError):
-            raise InputError("bad ir_rarity.num_systems / ir_rarity.depth metadata", source) from None
-        return cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members)
+            runs_text = meta.get(f"{_META}runs", "")
+            n_runs = int(runs_text) if runs_text else None
+            members = {str(n): (int(s), int(h, 16)) for n, s, h in json.loads(meta.get(f"{_META}members", "[]"))}
+        except (KeyError, ValueError, TypeError):
+            raise InputError("bad ir_rarity metadata (num_systems, depth, runs or members)", source) from None
+        try:
+            return cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
+                       members=members, n_runs=n_runs)
+        except (InputError, ParameterError) as e:
+            raise InputError(str(e), source) from None
 
-    # ------------------------------------------------------------------ evaluation context
+    # ------------------------------------------------------------------ context
     def __repr__(self) -> str:
-        return (f"CountTable(S={self.num_systems}, depth={self.depth}, {len(self._keys)} pairs, "
-                f"{'members' if self.assume_members else 'newcomers'})")
+        return f"CountTable(S={self.num_systems}, depth={self.depth}, {len(self._keys)} pairs)"
 
     def __enter__(self) -> CountTable:
-        push_pool(self)  # type: ignore[arg-type]
+        push_pool(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        pop_pool(self)  # type: ignore[arg-type]
+        pop_pool(self)
+
+    # ------------------------------------------------------------------ the engine's contract
+    def _check(self, depth: int | None) -> None:
+        if depth != self.depth:
+            at = "whole runs" if self.depth is None else f"depth {self.depth}"
+            raise ParameterError(f"this count table holds S_d counted at {at}; a measure asks for depth {depth} "
+                                 "(set the measure's cutoff/depth to match, or count again)")
+
+    def vocabularies(self) -> tuple[pd.Index, pd.Index]:
+        """The table's query-id and docno vocabularies."""
+        return self._queries, self._docs
+
+    def num_systems_at(self, depth: int | None) -> int:
+        """S, at the table's depth."""
+        self._check(depth)
+        return self.num_systems
+
+    def count_keys(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """S_d of each pair key at the table's depth (0 where not listed)."""
+        self._check(depth)
+        return sorted_lookup(self._keys, self._counts, keys, 0)
+
+    def find_members(self, runs: RankedRuns, depth: int | None) -> list[str | None]:
+        """Members by fingerprint when the table has them; else as ``assume_members`` says."""
+        self._check(depth)
+        if self.assume_members is not None or not self.members:
+            if self.assume_members is None and not self._warned:
+                self._warned = True
+                warnings.warn("this count table carries no member fingerprints, so runs cannot be recognised by "
+                              "content: every evaluated run is taken to be one of its counted systems (pass "
+                              "assume_members=False to score them as newcomers)", RarityWarning, stacklevel=2)
+            member = self.assume_members is not False
+            return [ASSUMED_MEMBER if member else None for _ in runs.names]
+        by_print = {v: k for k, v in self.members.items()}
+        sizes, sums = runs.fingerprints(depth)
+        return [by_print.get((int(n), int(h))) if n > 0 else None for n, h in zip(sizes, sums, strict=True)]
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int]:
+        """Not available: the novelty utility needs the runs themselves."""
+        raise ParameterError("a count table holds S_d only; the novelty utility needs the runs themselves (give a "
+                             "pool of run files or a saved .npz pool)")
+
+    def info(self) -> CampaignInfo:
+        """S, what it counts, the runs counted (when known) and the depth."""
+        return CampaignInfo(num_systems=self.num_systems, systems=self.systems, n_runs=self.n_runs,
+                            depths=(self.depth,), source="count table")
 
     def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
         """Qrels (any accepted shape) encoded against the table's vocabularies."""
         return encode_qrels(as_qrels_frame(qrels, source), self._queries, self._docs, source)
 
-    def _lookup(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
-        if depth != self.depth:
-            raise ParameterError(f"this count table holds S_d counted at depth {self.depth}; a measure asks for "
-                                 f"depth {depth} (set the measure's cutoff/depth to match, or count again)")
-        return sorted_lookup(self._keys, self._counts, keys, 0).astype(np.float64)
-
-    def run_rows(self, frame: pd.DataFrame, qrels: EncodedQrels, source: str = "run",
-                 duplicates: str = "error") -> Rows:
-        """Rows of one run, scored with the table's S_d (members) or as a newcomer."""
-        from ir_rarity.pool.pool import _RankedRun, rows_within_qrels
-
-        ranked = _RankedRun.build(frame, self, qrels, source, duplicates)  # type: ignore[arg-type]
-        query, rank, key, present = rows_within_qrels(ranked, len(self._queries), qrels)
-
-        def counts_at(depth: int | None) -> tuple[np.ndarray, float]:
-            s_d = self._lookup(key, depth)
-            if self.assume_members:
-                return s_d, float(self.num_systems)
-            own = np.ones(len(key)) if depth is None else (rank < depth).astype(np.float64)
-            return s_d + own, float(self.num_systems + 1)
-
-        def probabilities_at(cutoff: int | None) -> Any:
-            raise ParameterError("a count table holds S_d only; the novelty utility needs the runs themselves")
-
-        return Rows(run=np.zeros(len(key), dtype=np.int64), query=query, rank=rank, key=key,
-                    label=qrels.lookup(key), present=present, n_runs=1, qrels=qrels, counts_at=counts_at,
-                    probabilities_at=probabilities_at)
-
-    def evaluate(self, qrels: Any, runs: Mapping[str, Any], measures: Iterable[Any]) -> pd.DataFrame:
-        """Evaluate each run of ``runs`` (name -> any run shape) on the engine's measures.
+    def evaluate(self, qrels: Any, runs: Any, measures: Any, joint: bool = False) -> pd.DataFrame:
+        """Evaluate runs (anything :meth:`Pool.from_runs` accepts) against the table, by the evaluation rule.
 
         Returns:
             One row per run (index ``run``), one column per measure (mean over the qrels' queries).
         """
-        import ir_measures
+        from ir_rarity.pool.sources import iter_named_runs
 
-        from ir_rarity.pool.pool import _aggregate
-
-        parsed = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
-        unsupported = [str(m) for m in parsed if m.NAME not in supported_names()]
-        if unsupported:
-            raise ParameterError(f"a count table computes ir_rarity's measures only, not {unsupported}")
-        encoded = self.encode_qrels(qrels)
-        out: dict[str, dict[str, float]] = {}
-        for name, run in runs.items():
-            rows = self.run_rows(as_run_frame(run, str(name)), encoded, str(name))
-            out[str(name)] = {str(m): float(_aggregate(m, compute(m, rows))[0]) for m in parsed}
-        return pd.DataFrame.from_dict(out, orient="index").rename_axis("run")
+        return evaluate_runs(self, as_qrels_frame(qrels), measures, dict(iter_named_runs(runs)), joint=joint).table()
 
 
 def duckdb_counts_sql(depth: int | None = 100, run_from: str = "tag") -> str:

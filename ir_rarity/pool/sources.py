@@ -1,7 +1,9 @@
-"""Where a pool's runs come from: in-memory runs, TREC run files, folders, globs, or one multi-run file.
+"""Where runs come from: in-memory runs, TREC run files, folders, globs, or multi-run files.
 
 Each source is turned into ``(name, frame)`` pairs, frames having the columns ``query_id, doc_id, score``.
-Files are read one at a time.
+Files are read two at a time. The naming rule, the same however many files are given: a file whose lines
+carry one tag is one run, named by its file name less a compression suffix; a file whose lines carry several
+tags is split into one run per tag, named by the tag.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ir_rarity.errors import InputError
 from ir_rarity.io.frames import as_run_frame
 from ir_rarity.io.trec import read_trec_run
 
-__all__ = ["iter_named_runs", "run_name_from_path"]
+__all__ = ["expand_run_paths", "iter_named_runs", "run_name_from_path"]
 
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _GLOB_CHARS = set("*?[")
@@ -35,7 +37,15 @@ def run_name_from_path(path: Path) -> str:
     return name
 
 
-def _list_files(spec: str | os.PathLike[str]) -> list[Path]:
+def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
+    """The files a run argument names: the file itself; a folder's non-hidden regular files; a glob's files.
+
+    Sorted by name (a folder, a glob). The one rule for every reader and for the command line's output checks.
+
+    Raises:
+        InputError: nothing exists at ``spec``, an empty folder, or a pattern that matches no file.
+
+    """
     text = os.fspath(spec)
     path = Path(text)
     if path.is_dir():
@@ -53,9 +63,15 @@ def _list_files(spec: str | os.PathLike[str]) -> list[Path]:
     return [path]
 
 
-def _split_by_tag(frame: pd.DataFrame, source: str) -> Iterator[tuple[str, pd.DataFrame]]:
+def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterator[tuple[str, pd.DataFrame]]:
+    """The naming rule: one tag -> one run named by the file; several tags -> one run per tag."""
+    columns = ["query_id", "doc_id", "score"]
+    split = split_by_tag if split_by_tag is not None else frame["tag"].nunique() > 1
+    if not split:
+        yield run_name_from_path(path), frame[columns]
+        return
     for tag, part in frame.groupby("tag", sort=False):
-        yield str(tag), part[["query_id", "doc_id", "score"]].reset_index(drop=True)
+        yield str(tag), part[columns].reset_index(drop=True)
 
 
 def _read_ahead(files: list[Path], window: int = 4) -> Iterator[pd.DataFrame]:
@@ -85,11 +101,10 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
         runs: One of
             * a mapping ``name -> run`` (DataFrame with ir_measures or PyTerrier columns, dict of dicts,
               iterable of ``ScoredDoc``, or a TREC run file path);
-            * a path to one TREC run file: it is split into runs by its tag column (6th field);
-            * a directory (every non-hidden file in it), a glob pattern, or a list of file paths: each file is
-              one run, named by its file name less a compression suffix.
-        split_by_tag: Override the choice above: True splits every file by its tag column, False names a single
-            file's run by its file name.
+            * a TREC run file, a directory (every non-hidden file in it), a glob pattern, or a list of these:
+              each file follows the naming rule of this module.
+        split_by_tag: Override the naming rule: True splits every file by its tag column, False makes every
+            file one run named by its file name.
         progress: Show a progress bar while reading files (default: when there are 20 files or more and
             stderr is a terminal).
 
@@ -102,14 +117,11 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
             yield str(name), as_run_frame(run, source=str(name))
         return
     if isinstance(runs, (str, os.PathLike)):
-        files = _list_files(runs)
-        single = len(files) == 1 and not Path(os.fspath(runs)).is_dir() and not (_GLOB_CHARS & set(os.fspath(runs)))
-        split = single if split_by_tag is None else split_by_tag
+        files = expand_run_paths(runs)
     elif isinstance(runs, (list, tuple)):
         if not runs:
             raise InputError("the list of run files is empty")
-        files = [p for spec in runs for p in _list_files(spec)]
-        split = bool(split_by_tag)
+        files = [p for spec in runs for p in expand_run_paths(spec)]
     else:
         raise InputError(f"cannot build a pool from {type(runs).__name__}: give a dict of runs, a run file, a "
                          "directory, a glob pattern or a list of run files")
@@ -119,7 +131,4 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
     disable = (None if len(files) >= 20 else True) if progress is None else not progress
     for path, frame in tqdm(zip(files, _read_ahead(files), strict=True), total=len(files), desc="reading runs",
                             unit="file", disable=disable, leave=False):
-        if split:
-            yield from _split_by_tag(frame, str(path))
-        else:
-            yield run_name_from_path(path), frame[["query_id", "doc_id", "score"]]
+        yield from _named(path, frame, split_by_tag)

@@ -1,7 +1,7 @@
-"""Save a :class:`~ir_rarity.pool.pool.Pool` to one file and load it back, safely.
+"""Save a campaign's :class:`~ir_rarity.pool.encoded.EncodedRuns` to one file and load them back, safely.
 
-The file is an ``.npz`` archive (``numpy.savez``, uncompressed) of numeric arrays only: the pool's encoded
-arrays, its strings (run, team, query and document names) as UTF-8 bytes plus offsets, and a JSON header (also
+The file is an ``.npz`` archive (``numpy.savez``, uncompressed) of numeric arrays only: the encoded arrays,
+their strings (run, team, query and document names) as UTF-8 bytes plus offsets, and a JSON header (also
 stored as bytes) with the format name, its version and a SHA-256 checksum of everything else. Nothing is
 pickled, and the file is read with ``allow_pickle=False``, so loading a file cannot run code. A file that was
 changed or cut short, or is not a pool file at all, is refused with an :class:`~ir_rarity.errors.InputError`
@@ -14,24 +14,22 @@ import hashlib
 import json
 import os
 import zipfile
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
+from ir_rarity.pool.encoded import EncodedRuns
 
-if TYPE_CHECKING:
-    from ir_rarity.pool.pool import Pool
-
-__all__ = ["FORMAT", "VERSION", "load_pool", "save_pool"]
+__all__ = ["FORMAT", "VERSION", "load_runs", "save_runs"]
 
 FORMAT = "ir_rarity.pool"
 VERSION = 1
 
-_NUMERIC = ("run", "query", "doc", "score", "rank", "groups")  # stored in their own dtypes (kinds i, u, f)
-_STRINGS = ("names", "group_names", "queries", "docs")
+# Array names in the file (format version 1) -> fields of EncodedRuns. "groups" holds the system code of each run.
+_NUMERIC = {"run": "run", "query": "query", "doc": "doc", "score": "score", "rank": "rank", "groups": "system"}
+_STRINGS = {"names": "names", "group_names": "system_names", "queries": "queries", "docs": "docs"}
 _HEADER = "header"
 
 
@@ -58,25 +56,23 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def _arrays_of(pool: Pool) -> dict[str, np.ndarray]:
-    arrays = {name: np.ascontiguousarray(getattr(pool, f"_{name}")) for name in _NUMERIC}
-    strings = {"names": pool._names, "group_names": pool._group_names,
-               "queries": [str(q) for q in pool._queries], "docs": [str(d) for d in pool._docs]}
-    for name in _STRINGS:
-        arrays[f"{name}_utf8"], arrays[f"{name}_ends"] = _pack(strings[name])
+def _arrays_of(encoded: EncodedRuns) -> dict[str, np.ndarray]:
+    arrays = {name: np.ascontiguousarray(getattr(encoded, field)) for name, field in _NUMERIC.items()}
+    for name, field in _STRINGS.items():
+        arrays[f"{name}_utf8"], arrays[f"{name}_ends"] = _pack([str(v) for v in getattr(encoded, field)])
     return arrays
 
 
-def save_pool(pool: Pool, path: str | os.PathLike[str]) -> None:
-    """Write ``pool`` to ``path`` (an ``.npz`` archive without pickles), atomically.
+def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str]) -> None:
+    """Write ``encoded`` to ``path`` (an ``.npz`` archive without pickles), atomically.
 
     Args:
-        pool: The pool to save.
+        encoded: The campaign's encoded runs (``Pool.encoded``).
         path: The file to write; its folder is created if needed. An existing file is replaced only once the new
             one is complete.
 
     """
-    arrays = _arrays_of(pool)
+    arrays = _arrays_of(encoded)
     header = {"format": FORMAT, "version": VERSION, "sha256": _digest(arrays),
               "arrays": {k: [v.dtype.str, list(v.shape)] for k, v in sorted(arrays.items())}}
     arrays[_HEADER] = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8).copy()
@@ -106,20 +102,17 @@ def _read_arrays(path: str) -> dict[str, np.ndarray]:
         raise InputError(f"damaged or not an ir_rarity pool file ({type(e).__name__}: {e})", path) from None
 
 
-def load_pool(path: str | os.PathLike[str], cls: type[Pool] | None = None) -> Pool:
-    """Read a pool written by :func:`save_pool`.
+def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
+    """Read encoded runs written by :func:`save_runs`.
 
     Args:
         path: The pool file.
-        cls: The class to build (default :class:`~ir_rarity.pool.pool.Pool`).
 
     Raises:
         InputError: the file is missing, not a pool file, of another format version, changed (checksum
             mismatch), truncated, or holds pickled objects; the message names the file.
 
     """
-    if cls is None:
-        from ir_rarity.pool.pool import Pool as cls
     source = os.fspath(path)
     arrays = _read_arrays(source)
     raw_header = arrays.pop(_HEADER, None)
@@ -140,12 +133,12 @@ def load_pool(path: str | os.PathLike[str], cls: type[Pool] | None = None) -> Po
     if _digest(arrays) != header.get("sha256"):
         raise InputError("damaged pool file: its SHA-256 checksum does not match (changed or corrupted)", source)
     try:
-        return _build(cls, arrays)
+        return _build(arrays)
     except (ValueError, IndexError, UnicodeDecodeError) as e:
         raise InputError(f"damaged pool file ({e})", source) from None
 
 
-def _build(cls: type[Pool], arrays: dict[str, np.ndarray]) -> Pool:
+def _build(arrays: dict[str, np.ndarray]) -> EncodedRuns:
     for name in _NUMERIC:
         if arrays[name].dtype.kind not in ("f" if name == "score" else "iu") or arrays[name].ndim != 1:
             raise ValueError(f"array {name!r} has dtype {arrays[name].dtype} and {arrays[name].ndim} dimensions")
@@ -170,6 +163,7 @@ def _build(cls: type[Pool], arrays: dict[str, np.ndarray]) -> Pool:
     groups = arrays["groups"]
     if len(groups) != n_runs or (n_runs and (groups.min() < 0 or groups.max() >= len(strings["group_names"]))):
         raise ValueError("team codes out of range")
-    return cls(strings["names"], pd.Index(strings["queries"]), pd.Index(strings["docs"]),
-               arrays["run"], arrays["query"], arrays["doc"], arrays["score"], arrays["rank"], groups,
-               strings["group_names"])
+    return EncodedRuns(names=tuple(strings["names"]), queries=pd.Index(strings["queries"]),
+                       docs=pd.Index(strings["docs"]), run=arrays["run"], query=arrays["query"], doc=arrays["doc"],
+                       score=arrays["score"], rank=arrays["rank"], system=groups,
+                       system_names=tuple(strings["group_names"]))

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.engine.evaluate import compute
+from ir_rarity.engine.compute import compute
+from ir_rarity.engine.evaluate import rows_for_runs
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.meta import synthetic_rank_curve, system_count_robustness
 from ir_rarity.meta.robustness import _Sampler
@@ -173,7 +174,7 @@ def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.
     m = ir_measures.parse_measure("P_rare(alpha=0.5)@100")
     for n in (1, 17, 40):
         run = pd.DataFrame({"query_id": "6", "doc_id": rare[:n], "score": np.arange(n, 0, -1.0)})
-        direct = float(compute(m, covid_pool.run_rows(run, encoded))[0, 0])
+        direct = float(compute(m, rows_for_runs(covid_pool, {"rare": run}, encoded)[0])[0, 0])
         row = curve[(curve["system"] == "rare") & (curve["n_relevant"] == n)]
         assert float(row["value"].iloc[0]) == direct
 

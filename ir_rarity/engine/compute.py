@@ -1,0 +1,180 @@
+"""From rows to per-query values: one kernel per measure family, looked up in a table built from the family list.
+
+:func:`compute` turns one measure into an ``(n_runs, n_queries)`` matrix. The table :data:`KERNELS` is keyed by
+the names in :data:`ir_rarity.measures.FAMILIES`; building it fails at import if a family has no kernel, and a
+test checks the same for every registered measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ir_rarity.engine import asl as asl_kernel
+from ir_rarity.engine import extensions, kernels, novelty
+from ir_rarity.engine.qrels import is_relevant
+from ir_rarity.engine.rows import Rows
+from ir_rarity.errors import ParameterError
+from ir_rarity.measures import FAMILIES
+
+__all__ = ["KERNELS", "compute", "is_engine_measure", "s_d_depth"]
+
+Kernel = Callable[[Any, Rows], np.ndarray]
+
+
+def s_d_depth(measure: Any) -> int | None:
+    """The depth a rarity measure counts S_d at: its ``depth``, else its cutoff, else None (whole rankings)."""
+    depth = measure["depth"] if "depth" in measure.SUPPORTED_PARAMS else None
+    return depth if depth is not None else measure["cutoff"]
+
+
+def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
+    """Per-row gain of the rarity-weighted measures for the rows selected by ``keep`` (0 where not relevant)."""
+    s_d, n_systems = rows.counts(s_d_depth(measure))
+    relevant = rows.relevant(measure["rel"])[keep]
+    weight = _row_weights(measure, rows, s_d[keep], n_systems[rows.run[keep]], rows.query[keep])
+    if measure["gain"] == "graded":
+        weight = weight * np.where(relevant, rows.label[keep], 0).astype(np.float64)
+    return np.where(relevant, weight, 0.0)
+
+
+def _row_weights(measure: Any, rows: Rows, s_d: np.ndarray, n_systems: np.ndarray, query: np.ndarray
+                 ) -> np.ndarray:
+    bounded = measure["bounded"]
+    if bounded and len(n_systems) and n_systems.min() < 2:
+        raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
+                             f"the pool has S = {n_systems.min():g}")
+    alpha = extensions.row_alpha(measure["alpha"], measure["alpha_per_topic"],
+                                 rows.qrels.n_relevant(measure["rel"]), query)
+    rarity = extensions.row_rarity(s_d, n_systems, bounded, measure["weighting"])
+    return (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
+
+
+def _cut(measure: Any, rows: Rows) -> np.ndarray:
+    cutoff = measure["cutoff"]
+    return np.ones(len(rows.rank), dtype=bool) if cutoff is None else rows.rank < cutoff
+
+
+def _p_rare(measure: Any, rows: Rows) -> np.ndarray:
+    keep = _cut(measure, rows)
+    gain = _rarity_gain(measure, rows, keep)
+    return kernels.rarity_precision(gain, rows.cell()[keep], rows.n_cells, measure["cutoff"])
+
+
+def _ap_rare(measure: Any, rows: Rows) -> np.ndarray:
+    keep = _cut(measure, rows)
+    gain = _rarity_gain(measure, rows, keep)
+    n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
+    return kernels.rarity_average_precision(gain, rows.relevant(measure["rel"])[keep], rows.rank[keep],
+                                            rows.cell()[keep], rows.n_cells, n_rel)
+
+
+def _ndcg_rare(measure: Any, rows: Rows) -> np.ndarray:
+    keep = _cut(measure, rows)
+    gain = _rarity_gain(measure, rows, keep)
+    dcg = extensions.dcg(gain, rows.rank[keep].astype(np.float64), rows.cell()[keep], rows.n_cells)
+    qrels = rows.qrels
+    judged_relevant = is_relevant(qrels.labels, measure["rel"])
+    ideal_gain = qrels.labels.astype(np.float64) if measure["gain"] == "graded" else np.ones(len(qrels.labels))
+    ideal = extensions.ideal_dcg(np.where(judged_relevant, ideal_gain, 0.0), qrels.key_query, rows.n_queries,
+                                 measure["cutoff"])
+    ideal = np.tile(ideal, rows.n_runs)
+    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
+    """Rarity-weighted recall: retrieved relevant weight over the weight of every relevant document.
+
+    The denominator of run r and query q is the sum of w(d) over the query's relevant documents, each with the
+    S_d r is scored with: the row's S_d for the documents r retrieved (at any rank), the campaign's S_d for the
+    others. It is computed as a per-query base with campaign counts, corrected on r's own relevant rows.
+    """
+    if rows.key_counts is None:
+        raise ParameterError(f"{measure}: these rows cannot give S_d of unretrieved documents")
+    depth, rel = s_d_depth(measure), measure["rel"]
+    keep = _cut(measure, rows)
+    numerator = kernels.cell_sum(_rarity_gain(measure, rows, keep), rows.cell()[keep], rows.n_cells)
+
+    qrels = rows.qrels
+    judged = is_relevant(qrels.labels, rel)
+    keys, query = qrels.keys[judged], qrels.key_query[judged]
+    label = qrels.labels[judged].astype(np.float64) if measure["gain"] == "graded" else np.ones(len(keys))
+    campaign = rows.key_counts(keys, depth).astype(np.float64)
+    _, n_systems = rows.counts(depth)
+    base = np.zeros((rows.n_runs, rows.n_queries))
+    for s in np.unique(n_systems):  # one base per distinct S (members, newcomers): at most a few
+        w = _row_weights(measure, rows, campaign, np.full(len(keys), s), query) * label
+        base[n_systems == s] = np.bincount(query, weights=w, minlength=rows.n_queries)
+
+    own = rows.relevant(rel)  # correct the base on r's own relevant rows: row S_d instead of campaign S_d
+    s_d, _ = rows.counts(depth)
+    run, row_query = rows.run[own], rows.query[own]
+    row_label = rows.label[own].astype(np.float64) if measure["gain"] == "graded" else np.ones(int(own.sum()))
+    row_s = n_systems[run]
+    delta = (_row_weights(measure, rows, s_d[own], row_s, row_query)
+             - _row_weights(measure, rows, rows.key_counts(rows.key[own], depth).astype(np.float64), row_s,
+                            row_query)) * row_label
+    denominator = base.reshape(-1) + kernels.cell_sum(delta, rows.cell()[own], rows.n_cells)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
+
+
+def _asl(measure: Any, rows: Rows) -> np.ndarray:
+    first, last = measure.group_range()
+    rel = measure["rel"]
+    n_rel = np.tile(rows.qrels.n_relevant(rel), rows.n_runs)
+    return asl_kernel.atomized_search_length(rows.relevant(rel), rows.cell(), rows.n_cells, n_rel, first, last,
+                                             after_last=measure["unretrieved"] == "after_last", rank=rows.rank,
+                                             position=rows.relevant_positions(rel))
+
+
+def _u_novel(measure: Any, rows: Rows) -> np.ndarray:
+    return novelty.utility(rows, measure["cutoff"], measure["rel"], float(measure["epsilon"]))
+
+
+_BY_NAME: dict[str, Kernel] = {
+    "P_rare": _p_rare,
+    "AP_rare": _ap_rare,
+    "nDCG_rare": _ndcg_rare,
+    "R_rare": _r_rare,
+    "ASL": _asl,
+    "U_novel": _u_novel,
+}
+
+
+def _kernel_table() -> dict[str, Kernel]:
+    missing = [m.NAME for m in FAMILIES if m.NAME not in _BY_NAME]
+    if missing:
+        raise ImportError(f"ir_rarity measure families without an engine kernel: {missing}")
+    return {m.NAME: _BY_NAME[m.NAME] for m in FAMILIES}
+
+
+KERNELS: dict[str, Kernel] = _kernel_table()
+"""Measure family name -> kernel, one entry per family of :data:`ir_rarity.measures.FAMILIES`."""
+
+
+def is_engine_measure(measure: Any) -> bool:
+    """Whether the engine computes ``measure`` (one of ir_rarity's families)."""
+    return getattr(measure, "NAME", None) in KERNELS
+
+
+def compute(measure: Any, rows: Rows) -> np.ndarray:
+    """Values of ``measure`` as an ``(n_runs, n_queries)`` matrix.
+
+    Cells of queries a run did not retrieve anything for hold ``measure.DEFAULT`` (0 for P_rare and AP_rare,
+    as trec_eval and ir_measures score them), except for measures with ``SCORES_EMPTY_RANKINGS`` (ASL), whose
+    kernel computes those cells too. NaN marks queries without a value (ASL without relevant documents).
+
+    Raises:
+        ParameterError: the measure is not one of ir_rarity's families, or a parameter is out of range.
+
+    """
+    if not is_engine_measure(measure):
+        raise ParameterError(f"{measure} is not an ir_rarity measure; the engine computes {sorted(KERNELS)}")
+    measure.validate_params()
+    values = KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
+    if getattr(measure, "SCORES_EMPTY_RANKINGS", False):
+        return values
+    return np.where(rows.present, values, measure.DEFAULT)

@@ -1,0 +1,197 @@
+"""Evaluated runs put in trec_eval order and encoded against a campaign's vocabularies, all runs in one pass.
+
+Also the content fingerprint that recognises a campaign member by what it retrieved, whatever its name: per
+run and depth, the number of (query, document, rank) rows within the depth and the wrapping sum of their
+64-bit hashes. Hashes are taken of the query id and docno *strings* (:func:`string_hashes`), so a pool, a saved
+pool and a count table compute the same fingerprint for the same ranked lists whatever their vocabularies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.ranking import (
+    block_starts,
+    encode,
+    pair_keys,
+    ranks_within_blocks,
+    trec_order,
+)
+from ir_rarity.errors import DuplicateDocumentError, InputError
+
+__all__ = [
+    "Duplicates",
+    "RankedRuns",
+    "check_duplicates",
+    "content_hashes",
+    "rank_runs",
+    "run_fingerprints",
+    "string_hashes",
+]
+
+Duplicates = Literal["error", "first"]
+
+_HASH_KEY = "ir_rarity:fp:v1."  # 16 bytes: the SipHash key of pandas' hash_array, fixed so fingerprints persist
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def string_hashes(values: pd.Index | np.ndarray | Sequence[str]) -> np.ndarray:
+    """A stable 64-bit hash of each string (SipHash-2-4 of its UTF-8 bytes under a fixed key)."""
+    array = pd.Index(values).astype(str).to_numpy(dtype=object)
+    if len(array) == 0:
+        return np.zeros(0, dtype=np.uint64)
+    return pd.util.hash_array(array, encoding="utf8", hash_key=_HASH_KEY, categorize=False)
+
+
+def content_hashes(query_hash: np.ndarray, doc_hash: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per (query, document, rank) row from the string hashes of its query id and docno."""
+    with np.errstate(over="ignore"):
+        z = query_hash * _GOLDEN ^ doc_hash ^ (rank.astype(np.uint64) + np.uint64(1)) * _MIX2
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        return z ^ (z >> np.uint64(31))  # type: ignore[no-any-return]
+
+
+def run_fingerprints(run: np.ndarray, rank: np.ndarray, row_hash: np.ndarray, n_runs: int, depth: int | None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Per run (rows sorted by run): rows within ``depth`` and the wrapping sum of their hashes."""
+    within = np.ones(len(rank), dtype=bool) if depth is None else rank < depth
+    sizes = np.bincount(run[within], minlength=n_runs).astype(np.int64)
+    cum = np.zeros(len(run) + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        np.cumsum(np.where(within, row_hash, np.uint64(0)), dtype=np.uint64, out=cum[1:])
+        ends = np.searchsorted(run, np.arange(n_runs), side="right")
+        starts = np.searchsorted(run, np.arange(n_runs), side="left")
+        sums = cum[ends] - cum[starts]
+    return sizes, sums
+
+
+def check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates,
+                     describe: Callable[[int], tuple[Any, Any, Any]]) -> np.ndarray | None:
+    """Find rows repeating a (run, query, doc); raise, or return the mask keeping first occurrences.
+
+    Args:
+        run: Run of each row.
+        key: The (query, doc) pair of each row: pair keys, or their dense codes.
+        duplicates: ``"error"`` (as trec_eval, which refuses such runs) or ``"first"``.
+        describe: Row index -> ``(run name, query id, docno)``, for the error message.
+
+    Returns:
+        None when no row repeats; else the mask of first occurrences (with ``"first"``).
+
+    """
+    if duplicates not in ("error", "first"):
+        raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
+    combined = key.astype(np.int64) * (int(run.max()) + 1 if len(run) else 1) + run
+    ordered = np.sort(combined)  # a sort beats a hash table of millions of entries
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    dup = pd.Index(combined).duplicated(keep="first")
+    if duplicates == "error":
+        name, qid, docno = describe(int(np.flatnonzero(dup)[0]))
+        raise DuplicateDocumentError(
+            f"run {name!r} lists document {docno!r} more than once for query {qid!r} (trec_eval refuses such "
+            "runs; pass duplicates='first' to keep the highest-scored occurrence)")
+    return ~dup  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class RankedRuns:
+    """Runs being evaluated, in trec_eval order, encoded against a chain of vocabularies.
+
+    Rows are sorted by (run, query id, rank). Codes of queries and documents follow the vocabularies the runs
+    were encoded against (a campaign's, then the qrels' extensions); ids in none of them get codes after all,
+    shared by every run of the set.
+
+    Attributes:
+        names: Run names, in the order given.
+        run: Run index of each row.
+        query: Query code of each row.
+        key: (query, document) pair key of each row.
+        rank: 0-based rank of each row in its ranking.
+        row_hash: :func:`content_hashes` of each row.
+        query_extra: Query ids in none of the vocabularies (their codes follow all of them).
+        doc_extra: Docnos in none of the vocabularies, likewise.
+
+    """
+
+    names: tuple[str, ...]
+    run: np.ndarray
+    query: np.ndarray
+    key: np.ndarray
+    rank: np.ndarray
+    row_hash: np.ndarray
+    query_extra: pd.Index
+    doc_extra: pd.Index
+
+    @property
+    def n_runs(self) -> int:
+        """Number of runs."""
+        return len(self.names)
+
+    def fingerprints(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Per run: rows within ``depth`` and the wrapping sum of their content hashes."""
+        return run_fingerprints(self.run, self.rank, self.row_hash, self.n_runs, depth)
+
+    def rows_of(self, i: int, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(pair keys, ranks)`` of run ``i`` within ``depth``, in row order."""
+        lo, hi = np.searchsorted(self.run, [i, i + 1])
+        key, rank = self.key[lo:hi], self.rank[lo:hi]
+        if depth is not None:
+            key, rank = key[rank < depth], rank[rank < depth]
+        return key, rank
+
+
+def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Index], doc_vocabs: Sequence[pd.Index],
+              duplicates: Duplicates = "error") -> RankedRuns:
+    """Order and encode runs (canonical frames ``query_id, doc_id, score``) for evaluation, all in one pass.
+
+    Args:
+        frames: Run name -> canonical run frame.
+        query_vocabs: Query vocabularies to encode against, in order (a campaign's, then the qrels' extension).
+        doc_vocabs: Document vocabularies likewise.
+        duplicates: What to do with a document listed twice for a query (see :func:`check_duplicates`).
+
+    Raises:
+        InputError: a NaN score, or a duplicate document (:class:`DuplicateDocumentError`).
+
+    """
+    names = tuple(str(n) for n in frames)
+    parts = list(frames.values())
+    for name, frame in zip(names, parts, strict=True):
+        if np.isnan(frame["score"].to_numpy(np.float64)).any():
+            raise InputError("NaN scores have no trec_eval order", name)
+    lengths = np.array([len(f) for f in parts], dtype=np.int64)
+    run = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
+    if parts:
+        qids = pd.concat([f["query_id"] for f in parts], ignore_index=True).to_numpy()
+        docnos = pd.concat([f["doc_id"] for f in parts], ignore_index=True).to_numpy()
+        score = np.concatenate([f["score"].to_numpy(np.float64) for f in parts])
+    else:
+        qids = docnos = np.zeros(0, dtype=object)
+        score = np.zeros(0)
+    local_query, local_queries = pd.factorize(qids, sort=True)
+    local_doc, local_docs = pd.factorize(docnos, sort=True)
+    order = trec_order(score, local_doc, run, local_query)
+    query, query_extra = encode(local_queries, query_vocabs)
+    doc, doc_extra = encode(local_docs, doc_vocabs)
+    run, local_query, local_doc = run[order], local_query[order], local_doc[order]
+    key = pair_keys(query[local_query], doc[local_doc])
+
+    def describe(i: int) -> tuple[str, Any, Any]:
+        return names[run[i]], local_queries[local_query[i]], local_docs[local_doc[i]]
+
+    keep = check_duplicates(run, key, duplicates, describe)
+    if keep is not None:
+        run, local_query, local_doc, key = run[keep], local_query[keep], local_doc[keep], key[keep]
+    rank = ranks_within_blocks(block_starts(run, local_query))
+    row_hash = content_hashes(string_hashes(local_queries)[local_query], string_hashes(local_docs)[local_doc], rank)
+    return RankedRuns(names=names, run=run, query=query[local_query], key=key, rank=rank, row_hash=row_hash,
+                      query_extra=query_extra, doc_extra=doc_extra)

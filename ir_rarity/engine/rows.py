@@ -1,0 +1,94 @@
+"""The value type every kernel reads: the rows of the evaluated runs, with labels and a way to get S_d.
+
+A *cell* is one (run, query) pair: the ranking one run returned for one query. Rows are sorted by cell and,
+within a cell, in trec_eval order, so that ``rank`` runs 0, 1, 2, ... from each cell's first row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ir_rarity.engine import asl as asl_kernel
+from ir_rarity.engine.qrels import EncodedQrels, is_relevant
+
+__all__ = ["CountsAt", "KeyCounts", "ProbabilitiesAt", "Rows"]
+
+CountsAt = Callable[[int | None], tuple[np.ndarray, np.ndarray]]
+"""For a depth (None: whole rankings): ``(S_d of every row, S of every evaluated run)``."""
+
+KeyCounts = Callable[[np.ndarray, int | None], np.ndarray]
+"""For pair keys and a depth: S_d of each key in the campaign the runs are scored against, before any
+evaluated newcomer's own retrieval is added (0 for a key no system retrieved)."""
+
+ProbabilitiesAt = Callable[[int | None], tuple[np.ndarray, np.ndarray, int, np.ndarray]]
+"""For a cutoff (novelty): ``(sorted pair keys, sum over the campaign's runs of P(D=d|S=y) of each, number of
+campaign runs, whether each evaluated run is one of them)``."""
+
+
+@dataclass
+class Rows:
+    """Rows of the evaluated runs within the qrels' queries, sorted by (run, query, rank).
+
+    Attributes:
+        run: Index of the evaluated run (0 .. n_runs-1) of each row.
+        query: Position of each row's query in ``qrels.query_ids``.
+        rank: 0-based rank of each row in its ranking (trec_eval order).
+        key: (query, document) pair key in the campaign's codes.
+        label: Relevance label of each row (:data:`~ir_rarity.engine.qrels.UNJUDGED` if not judged).
+        present: ``present[r, q]`` is True when run r retrieved anything for query q.
+        n_runs: Number of evaluated runs.
+        qrels: The encoded qrels.
+        counts_at: See :data:`CountsAt`.
+        key_counts: See :data:`KeyCounts` (needed by measures that weigh unretrieved documents, ``R_rare``).
+        probabilities_at: See :data:`ProbabilitiesAt` (needed by ``U_novel``).
+
+    """
+
+    run: np.ndarray
+    query: np.ndarray
+    rank: np.ndarray
+    key: np.ndarray
+    label: np.ndarray
+    present: np.ndarray
+    n_runs: int
+    qrels: EncodedQrels
+    counts_at: CountsAt
+    key_counts: KeyCounts | None = None
+    probabilities_at: ProbabilitiesAt | None = None
+    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        """Number of qrels queries (columns of every result matrix)."""
+        return len(self.qrels.query_ids)
+
+    @property
+    def n_cells(self) -> int:
+        """Number of (run, query) cells: ``n_runs * n_queries``."""
+        return self.n_runs * self.n_queries
+
+    def _cached(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def counts(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(S_d per row, S per run)`` at ``depth``, computed once per depth."""
+        return self._cached(("counts", depth), lambda: self.counts_at(depth))
+
+    def cell(self) -> np.ndarray:
+        """Cell number ``run * n_queries + query`` of each row (computed once)."""
+        return self._cached(("cell",), lambda: self.run.astype(np.int64) * self.n_queries + self.query)
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""
+        return self._cached(("relevant", rel), lambda: is_relevant(self.label, rel))
+
+    def relevant_positions(self, rel: int) -> np.ndarray:
+        """1-based position of each row among its cell's relevant rows at ``rel`` (shared by the ASL family)."""
+        return self._cached(("positions", rel), lambda: asl_kernel.relevant_positions(
+            self.relevant(rel), self.cell(), self.rank))

@@ -1,0 +1,84 @@
+"""Rendering tables as text (tsv, csv, jsonl, markdown, latex), for the command line and the reports alike."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["FORMATS", "render", "render_frame"]
+
+FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex")
+
+
+def _fmt(value: Any, places: int) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return f"{value:.{places}f}" if places >= 0 else repr(value)
+    return str(value)
+
+
+def _latex_escape(text: str) -> str:
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(special.get(c, c) for c in text)
+
+
+def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
+    return bool(rows) and isinstance(rows[0][i], (int, float)) and not isinstance(rows[0][i], bool)
+
+
+def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int = 4,
+           header: bool = True, caption: str | None = None) -> str:
+    """Render a table as tsv, csv, jsonl, markdown or latex text (ending with a newline).
+
+    Args:
+        columns: Column names.
+        rows: Rows of values (floats are printed with ``places`` decimals, except in jsonl).
+        fmt: One of :data:`FORMATS`.
+        places: Decimals for floats (-1: full precision).
+        header: Print a header line (tsv only; the other formats always name their columns).
+        caption: A caption, for markdown (a line before the table) and latex (a comment line); the other formats
+            carry none, so that they stay machine-readable.
+
+    """
+    if fmt == "jsonl":
+        lines = [json.dumps({c: (None if isinstance(v, float) and math.isnan(v) else v)
+                             for c, v in zip(columns, row, strict=True)}) for row in rows]
+        return "".join(line + "\n" for line in lines)
+    cells = [[_fmt(v, places) for v in row] for row in rows]
+    if fmt == "tsv":
+        lines = (["\t".join(columns)] if header else []) + ["\t".join(r) for r in cells]
+        return "".join(line + "\n" for line in lines)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(cells)
+        return buffer.getvalue()
+    if fmt == "markdown":
+        def line(values: Sequence[str]) -> str:
+            return "| " + " | ".join(v.replace("|", r"\|") for v in values) + " |"
+        align = ["---"] + ["---:" if _numeric(rows, i) else "---" for i in range(1, len(columns))]
+        table = "\n".join([line(columns), "| " + " | ".join(align) + " |", *(line(r) for r in cells)]) + "\n"
+        return f"{caption}\n\n{table}" if caption else table
+    if fmt == "latex":
+        spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
+        body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
+        body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
+        comment = [f"% {' '.join(caption.split())}"] if caption else []
+        return "\n".join([*comment, rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
+                          r"\end{tabular}"]) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def render_frame(frame: pd.DataFrame, fmt: str, places: int = 4, caption: str | None = None) -> str:
+    """Render a DataFrame's columns (not its index) with :func:`render`; missing values (pd.NA) print empty."""
+    rows = [tuple("" if v is pd.NA else v for v in row) for row in frame.itertuples(index=False, name=None)]
+    return render([str(c) for c in frame.columns], rows, fmt, places, caption=caption)

@@ -121,18 +121,18 @@ def asl_distribution(pool_or_run: Any, qrels: Any, run: str | None = None,
         pool_or_run = pool_or_run.run(run)
     elif run is not None:
         raise InputError("run= names a run of a pool; pass either a pool and a run name, or a run alone")
-    edges = np.asarray(edges, dtype=np.float64)
-    if len(edges) == 0 or np.any(np.diff(edges) <= 0):
-        raise ParameterError(f"edges must be a non-empty increasing sequence, got {list(edges)}")
+    bounds = np.asarray(edges, dtype=np.float64)
+    if len(bounds) == 0 or np.any(np.diff(bounds) <= 0):
+        raise ParameterError(f"edges must be a non-empty increasing sequence, got {list(bounds)}")
     docs = per_document_asl(pool_or_run, qrels, rel, unretrieved)
     retrieved = docs[docs["retrieved"]]["asl"].to_numpy()
-    if len(retrieved) and retrieved.min() < edges[0]:
-        raise ParameterError(f"the first edge {edges[0]:g} is above the smallest ASL {retrieved.min():g}")
-    highs = np.append(edges[1:], np.inf)
-    counts = np.bincount(np.searchsorted(edges, retrieved, side="right") - 1, minlength=len(edges))
+    if len(retrieved) and retrieved.min() < bounds[0]:
+        raise ParameterError(f"the first edge {bounds[0]:g} is above the smallest ASL {retrieved.min():g}")
+    highs = np.append(bounds[1:], np.inf)
+    counts = np.bincount(np.searchsorted(bounds, retrieved, side="right") - 1, minlength=len(bounds))
     labels = [f"{lo:g}" if hi == lo + 1 else (f">={lo:g}" if np.isinf(hi) else f"{lo:g}-{hi - 1:g}")
-              for lo, hi in zip(edges, highs, strict=True)]
-    table = pd.DataFrame({"bucket": labels, "low": edges, "high": highs, "count": counts[: len(edges)]})
+              for lo, hi in zip(bounds, highs, strict=True)]
+    table = pd.DataFrame({"bucket": labels, "low": bounds, "high": highs, "count": counts[: len(bounds)]})
     last = pd.DataFrame({"bucket": [NOT_RETRIEVED], "low": [np.nan], "high": [np.nan],
                          "count": [int((~docs["retrieved"]).sum())]})
     return pd.concat([table, last], ignore_index=True)
@@ -171,12 +171,12 @@ def difference_buckets(differences: Any, edges: Sequence[float] = (10, 100, 1000
     if isinstance(differences, pd.DataFrame):
         differences = differences["difference"]
     values = np.asarray(differences, dtype=np.float64)
-    edges = np.asarray(edges, dtype=np.float64)
-    if len(edges) == 0 or edges[0] <= 1 or np.any(np.diff(edges) <= 0):
-        raise ParameterError(f"edges must be increasing magnitudes > 1, got {list(edges)}")
-    lows = np.concatenate([[1.0], edges])
-    size = np.searchsorted(edges, np.abs(values), side="right")  # 0: |d| < edges[0]
-    names = [f">={lo:g}" if i == len(edges) else f"{lo:g}..{edges[i] - 1:g}" for i, lo in enumerate(lows)]
+    bounds = np.asarray(edges, dtype=np.float64)
+    if len(bounds) == 0 or bounds[0] <= 1 or np.any(np.diff(bounds) <= 0):
+        raise ParameterError(f"edges must be increasing magnitudes > 1, got {list(bounds)}")
+    lows = np.concatenate([[1.0], bounds])
+    size = np.searchsorted(bounds, np.abs(values), side="right")  # 0: |d| < bounds[0]
+    names = [f">={lo:g}" if i == len(bounds) else f"{lo:g}..{bounds[i] - 1:g}" for i, lo in enumerate(lows)]
     wins = [np.sum((values < 0) & (size == i)) for i in range(len(lows))]
     losses = [np.sum((values > 0) & (size == i)) for i in range(len(lows))]
     labels = [("<=-" + n[2:]) if n.startswith(">=") else "-" + n.replace("..", "..-") for n in names][::-1]

@@ -106,7 +106,7 @@ def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
     base = np.zeros((rows.n_runs, rows.n_queries))
     for s in np.unique(n_systems):  # one base per distinct S (members, newcomers): at most a few
         w = _row_weights(measure, rows, campaign, np.full(len(keys), s), query) * label
-        base[n_systems == s] = np.bincount(query, weights=w, minlength=rows.n_queries)
+        base[n_systems == s] = kernels.ordered_sum(w, query, rows.n_queries)
 
     own = rows.relevant(rel)  # correct the base on r's own relevant rows: row S_d instead of campaign S_d
     s_d, _ = rows.counts(depth)
@@ -145,10 +145,11 @@ _BY_NAME: dict[str, Kernel] = {
 
 
 def _kernel_table() -> dict[str, Kernel]:
-    missing = [m.NAME for m in FAMILIES if m.NAME not in _BY_NAME]
+    names = [str(m.NAME) for m in FAMILIES]
+    missing = [n for n in names if n not in _BY_NAME]
     if missing:
         raise ImportError(f"ir_rarity measure families without an engine kernel: {missing}")
-    return {m.NAME: _BY_NAME[m.NAME] for m in FAMILIES}
+    return {n: _BY_NAME[n] for n in names}
 
 
 KERNELS: dict[str, Kernel] = _kernel_table()

@@ -13,6 +13,7 @@ import pandas as pd
 __all__ = [
     "bounded_rarity",
     "cell_sum",
+    "ordered_sum",
     "rarity",
     "rarity_average_precision",
     "rarity_precision",
@@ -37,6 +38,17 @@ def bounded_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray
 def cell_sum(values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
     """Sum of ``values`` per cell (``np.bincount``), zero for empty cells."""
     return np.bincount(cell, weights=values, minlength=n_cells)[:n_cells]
+
+
+def ordered_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Sum of ``values`` per group, added up in increasing order of value within each group.
+
+    Floating-point addition depends on order; the judged documents of a query come in an order that depends on
+    how a campaign happened to encode its docnos (a pool read whole or cut at a depth, a count table). Adding
+    them by value makes such sums the same, to the last digit, whatever the campaign's encoding.
+    """
+    order = np.lexsort((values, group))
+    return np.bincount(group[order], weights=values[order], minlength=n_groups)[:n_groups]
 
 
 def segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:

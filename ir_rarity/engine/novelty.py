@@ -113,5 +113,5 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     base = np.zeros((rows.n_runs, rows.n_queries))
     for s in np.unique(scale):  # one base per distinct |E| (members and newcomers): at most a few
         missed = np.log(epsilon / (pair_total * s + epsilon))
-        base[scale == s] = np.bincount(qrels.key_query[judged_relevant], weights=missed, minlength=rows.n_queries)
+        base[scale == s] = kernels.ordered_sum(missed, qrels.key_query[judged_relevant], rows.n_queries)
     return base.reshape(-1) + kernels.cell_sum(found, cell, rows.n_cells)

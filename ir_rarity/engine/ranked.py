@@ -56,7 +56,7 @@ def content_hashes(query_hash: np.ndarray, doc_hash: np.ndarray, rank: np.ndarra
         z = query_hash * _GOLDEN ^ doc_hash ^ (rank.astype(np.uint64) + np.uint64(1)) * _MIX2
         z = (z ^ (z >> np.uint64(30))) * _MIX1
         z = (z ^ (z >> np.uint64(27))) * _MIX2
-        return z ^ (z >> np.uint64(31))  # type: ignore[no-any-return]
+        return z ^ (z >> np.uint64(31))
 
 
 def run_fingerprints(run: np.ndarray, rank: np.ndarray, row_hash: np.ndarray, n_runs: int, depth: int | None
@@ -99,7 +99,7 @@ def check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates,
         raise DuplicateDocumentError(
             f"run {name!r} lists document {docno!r} more than once for query {qid!r} (trec_eval refuses such "
             "runs; pass duplicates='first' to keep the highest-scored occurrence)")
-    return ~dup  # type: ignore[no-any-return]
+    return ~dup
 
 
 @dataclass(frozen=True)

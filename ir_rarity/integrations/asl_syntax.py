@@ -44,4 +44,4 @@ def install_group_syntax() -> None:
     for module in (ir_measures.util, ir_measures):
         current = module.parse_measure
         if not hasattr(current, "_ir_rarity_original"):
-            module.parse_measure = _wrap(current)
+            module.parse_measure = _wrap(current)  # type: ignore[attr-defined]

@@ -236,7 +236,7 @@ def Experiment(
                 averages[m] = averages[m].round(digits)
     if perquery is True:
         return per_query if dataframe else _perquery_dict(per_query)
-    shown = averages
+    shown: Any = averages
     if not dataframe:
         shown = {row["name"]: {c: row[c] for c in averages.columns if c != "name"} for _, row in averages.iterrows()}
     elif highlight in ("bold", "color", "colour"):
@@ -294,5 +294,5 @@ def _recompute_tests(averages: pd.DataFrame, per_query: pd.DataFrame, measures: 
 def _perquery_dict(per_query: pd.DataFrame) -> dict[str, dict[str, dict[str, float]]]:
     out: dict[str, dict[str, dict[str, float]]] = {}
     for row in per_query.itertuples(index=False):
-        out.setdefault(str(row.name), {}).setdefault(str(row.qid), {})[str(row.measure)] = float(row.value)
+        out.setdefault(str(row.name), {}).setdefault(str(row.qid), {})[str(row.measure)] = float(row.value)  # type: ignore[arg-type]
     return out

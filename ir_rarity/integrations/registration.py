@@ -15,7 +15,7 @@ from ir_rarity.measures import FAMILIES
 
 __all__ = ["MEASURES", "PROVIDER", "register"]
 
-MEASURES: dict[str, ir_measures.Measure] = {m.NAME: m for m in FAMILIES}
+MEASURES: dict[str, ir_measures.Measure] = {str(m.NAME): m for m in FAMILIES}
 """Name -> measure of every family in :data:`ir_rarity.measures.FAMILIES`."""
 PROVIDER = RarityProvider()
 

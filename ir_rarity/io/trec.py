@@ -12,6 +12,7 @@ import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,7 +96,7 @@ def _read_table(
     if fast is not None:
         return _checked(fast, path, n_fields, names, checks, kind)
     try:
-        frame = pd.read_csv(
+        frame = pd.read_csv(  # type: ignore[call-overload]  # the stubs reject a column-number -> dtype mapping
             path,
             sep=r"\s+",
             header=None,
@@ -160,7 +161,7 @@ def _read_with_pyarrow(path: Path, n_fields: int, usecols: list[int], names: lis
     delimiter = _sniff_delimiter(path, n_fields)
     if delimiter is None:
         return None
-    arrow_type = {np.float64: pa.float64(), np.int64: pa.int64()}
+    arrow_type: dict[Any, Any] = {np.float64: pa.float64(), np.int64: pa.int64()}
     types = {f"f{i}": arrow_type.get(dtypes.get(names[usecols.index(i)]) if i in usecols else None, pa.string())
              for i in range(n_fields)}
     try:
@@ -199,7 +200,8 @@ def read_trec_run(path: PathLike) -> pd.DataFrame:
 
     """
     p = Path(path)
-    checks = [(4, _is_float, "a number (the score)"), (4, _is_not_nan, "a number, not NaN (it has no trec_eval order)")]
+    checks: list[tuple[int, Callable[[str], bool], str]] = [
+        (4, _is_float, "a number (the score)"), (4, _is_not_nan, "a number, not NaN (it has no trec_eval order)")]
     frame = _read_table(
         p, _RUN_FIELDS, [0, 2, 4, 5], ["query_id", "doc_id", "score", "tag"],
         {"query_id": str, "doc_id": str, "score": np.float64, "tag": str}, checks, "run",
@@ -222,7 +224,7 @@ def read_trec_qrels(path: PathLike) -> pd.DataFrame:
 
     """
     p = Path(path)
-    checks = [(3, _is_label, "an integer (the relevance label, 64-bit)")]
+    checks: list[tuple[int, Callable[[str], bool], str]] = [(3, _is_label, "an integer (the relevance label, 64-bit)")]
     return _read_table(
         p, _QRELS_FIELDS, [0, 2, 3], ["query_id", "doc_id", "relevance"],
         {"query_id": str, "doc_id": str, "relevance": np.int64}, checks, "qrels",

@@ -89,7 +89,7 @@ class _ASL(RarityMeasure):
     PRETTY_NAME = "Atomized search length"
     SHORT_DESC = "Mean over relevant documents of 1 + the number of non-relevant documents ranked above each."
     AT_PARAM = "group"
-    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+    SUPPORTED_PARAMS = {  # noqa: RUF012 (an instance attribute of ir_measures.Measure)
         "group": ParamInfo(dtype=str, default=None,
                            desc="'gA-B': average the A-th to B-th best-placed relevant documents (default: all)"),
         "rel": rel_param(),

@@ -45,7 +45,7 @@ class _U_novel(RarityMeasure):
     NAME = __name__
     PRETTY_NAME = "Novelty-based utility"
     SHORT_DESC = "Sum over relevant documents of log(P(read d | this system) / P(read d | the other systems))."
-    SUPPORTED_PARAMS: ClassVar[dict[str, ParamInfo]] = {
+    SUPPORTED_PARAMS = {  # noqa: RUF012 (an instance attribute of ir_measures.Measure)
         "cutoff": ParamInfo(dtype=int, required=False,
                             desc="read only the top k, with N = k (default: the whole ranking, N = its length)"),
         "rel": rel_param(),

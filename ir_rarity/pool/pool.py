@@ -358,9 +358,8 @@ class Pool:
 
         e = self.encoded
         position = query_positions(len(e.queries), qrels)[e.query]
-        keep: np.ndarray | slice = position >= 0
-        if keep.all():  # the usual case: every query the runs retrieved is judged; no copies
-            keep = slice(None)
+        judged = position >= 0
+        keep: np.ndarray | slice = slice(None) if judged.all() else judged  # usually every query is judged
         run, query, rank, key = e.run[keep], position[keep], e.rank[keep], self._key[keep]
         present = np.zeros((len(self), len(qrels.query_ids)), dtype=bool)
         present[run, query] = True

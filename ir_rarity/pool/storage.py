@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import zipfile
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -79,7 +80,7 @@ def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str]) -> None:
 
     def write(tmp: os.PathLike[str]) -> None:
         with open(tmp, "wb") as f:  # a file object: np.savez would append ".npz" to a path
-            np.savez(f, **arrays)
+            np.savez(f, **cast("dict[str, Any]", arrays))
 
     write_with(path, write)
 

@@ -217,8 +217,9 @@ def _write_frame(frame: pd.DataFrame, path: str) -> None:
 
 
 def _check_depth(depth: int | None) -> None:
-    if depth is not None and depth <= 0:
-        raise _UsageError(f"--depth must be a positive integer, got {depth}")
+    from ir_rarity.checks import check_depth
+
+    check_depth(depth, "--depth", allow_none=True)
 
 
 def _cmd_pool(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.asl import per_row_search_length
+from ir_rarity.engine.qrels import is_relevant
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.measures.asl import UNRETRIEVED_CHOICES
@@ -66,7 +67,7 @@ def per_document_asl(run: Any, qrels: Any, rel: int = 1, unretrieved: str = "aft
     ordered = ordered[ordered["query_id"].isin(set(qframe["query_id"]))]
     ordered = ordered.merge(qframe, on=["query_id", "doc_id"], how="left")
     label = ordered["relevance"].to_numpy(np.float64)
-    relevant = (label >= rel) & (label >= 0)  # NaN (unjudged) compares False
+    relevant = is_relevant(label, rel)  # NaN (unjudged) compares False
     query = ordered["query_id"].to_numpy()
     rank = ordered["rank"].to_numpy(np.int64)  # 1-based; each query's whole ranking, in order
     search_length = per_row_search_length(relevant, pd.factorize(query)[0], rank - 1)
@@ -78,7 +79,7 @@ def per_document_asl(run: Any, qrels: Any, rel: int = 1, unretrieved: str = "aft
         "retrieved": True,
     })
     n_irrelevant = pd.Series((~relevant).astype(np.int64)).groupby(query).sum()
-    wanted = qframe[(qframe["relevance"] >= rel) & (qframe["relevance"] >= 0)][["query_id", "doc_id"]]
+    wanted = qframe[is_relevant(qframe["relevance"].to_numpy(), rel)][["query_id", "doc_id"]]
     missing = wanted.merge(found[["query_id", "doc_id"]], how="left", indicator=True)
     missing = missing[missing["_merge"] == "left_only"]
     base = missing["query_id"].map(n_irrelevant).fillna(0).to_numpy(np.float64)

@@ -40,15 +40,15 @@ def cell_sum(values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
     return np.bincount(cell, weights=values, minlength=n_cells)[:n_cells]
 
 
-def ordered_sum(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Sum of ``values`` per group, added up in increasing order of value within each group.
+def ordered_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:
+    """Sum of ``values`` per segment (e.g. per query), added up in increasing order of value within each.
 
     Floating-point addition depends on order; the judged documents of a query come in an order that depends on
     how a campaign happened to encode its docnos (a pool read whole or cut at a depth, a count table). Adding
     them by value makes such sums the same, to the last digit, whatever the campaign's encoding.
     """
-    order = np.lexsort((values, group))
-    return np.bincount(group[order], weights=values[order], minlength=n_groups)[:n_groups]
+    order = np.lexsort((values, segment))
+    return np.bincount(segment[order], weights=values[order], minlength=n_segments)[:n_segments]
 
 
 def segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:

@@ -153,5 +153,7 @@ def higher_is_better(measure: ir_measures.Measure | str) -> bool:
     higher-is-better.
     """
     if isinstance(measure, str):
-        measure = ir_measures.parse_measure(measure)
+        from ir_rarity.measures.parse import parse_measure
+
+        measure = parse_measure(measure)
     return bool(getattr(measure, "HIGHER_IS_BETTER", True))

@@ -17,6 +17,7 @@ import pandas as pd
 from ir_rarity.checks import check_depth
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.evaluate import evaluate as evaluate_runs
+from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
@@ -28,6 +29,7 @@ from ir_rarity.pool.build import encode_runs, key_index, top_k
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
 
 __all__ = ["Pool"]
@@ -212,8 +214,6 @@ class Pool:
 
         See :mod:`ir_rarity.pool.storage`.
         """
-        from ir_rarity.pool.storage import save_runs
-
         save_runs(self.encoded, path)
 
     @classmethod
@@ -224,8 +224,6 @@ class Pool:
             InputError: the file is missing, changed, truncated or not a pool file; the message names it.
 
         """
-        from ir_rarity.pool.storage import load_runs
-
         return cls(load_runs(path))
 
     # ------------------------------------------------------------------ context
@@ -354,8 +352,6 @@ class Pool:
 
     def member_rows(self, qrels: EncodedQrels) -> Rows:
         """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.compute.compute`."""
-        from ir_rarity.engine.evaluate import query_positions
-
         e = self.encoded
         position = query_positions(len(e.queries), qrels)[e.query]
         judged = position >= 0

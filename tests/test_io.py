@@ -63,7 +63,7 @@ def test_frames_from_pyterrier_columns() -> None:
     assert list(run.columns) == ["query_id", "doc_id", "score"]
     with pytest.raises(InputError, match="no column 'score'"):
         as_run_frame(pd.DataFrame({"qid": ["1"], "docno": ["a"]}))
-    with pytest.raises(InputError, match="labels must be integers"):
+    with pytest.raises(InputError, match="labels must be 64-bit integers"):
         as_qrels_frame(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [0.5]}))
 
 

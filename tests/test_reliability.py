@@ -56,7 +56,7 @@ BAD_RUNS = {
     "NaN score": (b"q1 Q0 d1 1 1.0 A\nq1 Q0 d2 2 nan A\n", r"bad:2: field 5 must be a number, not NaN"),
     "empty file": (b"", r"bad: empty run file"),
     "blank lines only": (b"\n \n\t\n", r"bad: empty run file"),
-    "not UTF-8": ("q1 Q0 d\xe9 1 1.0 A\n".encode("latin-1"), r"bad: cannot be decoded"),
+    "not UTF-8": ("q1 Q0 d\xe9 1 1.0 A\n".encode("latin-1"), r"bad:1: cannot be decoded: not UTF-8"),
 }
 BAD_QRELS = {
     "wrong column count": (b"q1 0 d1 1\nq1 0 d2\n", r"bad:2: expected 4 whitespace-separated fields, found 3"),
@@ -112,9 +112,10 @@ def test_corrupt_gzip(tmp_path: Path, files) -> None:
     truncated.write_bytes(gzip.compress(RUN_A.encode())[:-12])
     garbage = tmp_path / "garbage.gz"
     garbage.write_bytes(b"\x1f\x8b\x08\x00garbage")
-    plain = tmp_path / "plain.gz"
+    plain = tmp_path / "plain.gz"  # compression is told by content, not by name: this is a plain run file
     plain.write_bytes(RUN_A.encode())
-    for bad in (truncated, garbage, plain):
+    assert read_trec_run(plain).equals(read_trec_run(files["A"]))
+    for bad in (truncated, garbage):
         with pytest.raises(InputError, match=rf"{bad.name}: cannot be decoded"):
             read_trec_run(bad)
         with pytest.raises(InputError, match="cannot be decoded"):

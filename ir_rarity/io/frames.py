@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.errors import InputError
+from ir_rarity.io.raw import short
 from ir_rarity.io.trec import read_trec_qrels, read_trec_run
 
 __all__ = ["as_qrels_frame", "as_run_frame"]
@@ -44,13 +45,44 @@ def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], w
     return picked
 
 
-def _as_str(column: pd.Series) -> pd.Series:
-    if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
-        if column.isna().any():
-            raise InputError(f"column {column.name!r} has missing values")
-        if column.dtype != object:  # already a string dtype: no copy needed (pandas copies on write)
+def _as_ids(column: pd.Series, source: str, name: str) -> pd.Series:
+    """An id column as strings, by the one rule for ids given in frames.
+
+    Ids are strings. Strings are kept as they are; integers are written in decimal; a float column holding whole
+    numbers (``1.0``, as pandas makes of an integer column with a missing value) is written as those integers
+    (``'1'``), so that a float, an integer and a string column name the same query or document; other floats as
+    Python writes them (``'1.5'``). A missing id (None, NaN, pd.NA, NaT) is an error naming the frame, the
+    column and the row.
+
+    Raises:
+        InputError: a missing id.
+
+    """
+    missing = np.flatnonzero(column.isna().to_numpy())
+    if len(missing):
+        row = int(missing[0])
+        raise InputError(f"column {name!r} has a missing id at row {row} (index {short(column.index[row])})", source)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(column.cat.categories.dtype)
+    if pd.api.types.is_float_dtype(column.dtype):
+        values = column.to_numpy(np.float64)
+        whole = np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 2.0**63)
+        text = values.astype(str).astype(object)
+        text[whole] = values[whole].astype(np.int64).astype(str)
+        return pd.Series(text, index=column.index, dtype=object)
+    if column.dtype == object:
+        if pd.api.types.infer_dtype(column, skipna=False) == "string":
             return column
+        return column.map(_id_text)  # mixed Python objects: each by the same rule
+    if pd.api.types.is_string_dtype(column.dtype):
+        return column  # already a string dtype: no copy needed (pandas copies on write)
     return column.astype(str)
+
+
+def _id_text(value: object) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2.0**63:
+        return str(int(value))
+    return str(value)
 
 
 def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:
@@ -65,8 +97,8 @@ def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:
         except (ValueError, TypeError) as e:
             raise InputError(f"scores must be numbers ({e})", source) from None
     return pd.DataFrame({
-        "query_id": _as_str(columns["query_id"]).array.copy(),
-        "doc_id": _as_str(columns["doc_id"]).array.copy(),
+        "query_id": _as_ids(columns["query_id"], source, "query_id").array.copy(),
+        "doc_id": _as_ids(columns["doc_id"], source, "doc_id").array.copy(),
         "score": score.to_numpy(dtype=np.float64, copy=True),
     }, copy=False)
 
@@ -115,13 +147,16 @@ def _tuples(items: Iterable[Any], fields: tuple[str, ...], source: str) -> list[
 
 
 def _finish_qrels(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    frame["query_id"] = _as_str(frame["query_id"])
-    frame["doc_id"] = _as_str(frame["doc_id"])
-    labels = pd.to_numeric(frame["relevance"], errors="coerce")
-    bad = labels.isna() | (labels != np.floor(labels))
-    if bad.any():
-        first = frame.loc[bad.to_numpy(), "relevance"].iloc[0]
-        raise InputError(f"relevance labels must be integers, found {first!r}", source)
+    frame["query_id"] = _as_ids(frame["query_id"], source, "query_id")
+    frame["doc_id"] = _as_ids(frame["doc_id"], source, "doc_id")
+    raw = frame["relevance"]
+    labels = pd.to_numeric(raw, errors="coerce")
+    as_float = labels.to_numpy(np.float64)
+    bad = np.flatnonzero(np.isnan(as_float) | (as_float != np.floor(as_float)) | (np.abs(as_float) >= 2.0**63))
+    if len(bad):
+        row = int(bad[0])
+        raise InputError(f"relevance labels must be 64-bit integers, found {short(raw.iloc[row])} at row {row}",
+                         source)
     frame["relevance"] = labels.astype(np.int64)
     return frame
 

@@ -1,23 +1,29 @@
 """Readers for TREC run and qrels files.
 
-Both readers parse with pandas' C tokenizer (whitespace separated, plain or compressed by file extension).
-When the fast path fails, the file is scanned once more line by line, only to name the first offending line
-in the error; the fast path never loops over rows in Python.
+Input comes through :func:`ir_rarity.io.raw.open_input` (files, ``-`` for standard input, pipes, gzip/bzip2/xz;
+bounded line length and expansion). A line of a run has exactly 6 whitespace-separated fields and a line of qrels
+exactly 4, as trec_eval requires; blank lines are skipped. Two parsers, neither looping over rows in Python:
+
+* pyarrow's multithreaded CSV reader, when the first line shows one tab or one space between fields (it then
+  refuses any line with another number of fields);
+* otherwise every line is split on ASCII whitespace with pyarrow's string kernels, the fields of every line
+  counted, and the columns taken from the flattened fields.
+
+An error names the input, the line and what is wrong, quoting at most the offending field, cut short.
 """
 
 from __future__ import annotations
 
-import gzip
 import os
-import zlib
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 
 from ir_rarity.errors import InputError
+from ir_rarity.io.raw import MAX_LINE_BYTES, Input, open_input, short
 
 __all__ = ["read_trec_qrels", "read_trec_run"]
 
@@ -25,166 +31,145 @@ PathLike = str | os.PathLike[str]
 
 _RUN_FIELDS = 6  # qid Q0 docno rank score tag
 _QRELS_FIELDS = 4  # qid iteration docno relevance
-_DECODE_ERRORS = (OSError, EOFError, zlib.error, UnicodeDecodeError, gzip.BadGzipFile)
+_FLOAT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$"
+_INTEGER = r"^[+-]?\d+$"
 
 
-def _is_float(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_not_nan(token: str) -> bool:
-    """Not NaN, which has no trec_eval order (``inf`` and ``-inf`` order as they do in C)."""
-    return float(token) == float(token)
-
-
-def _is_label(token: str) -> bool:
-    """An integer that fits the int64 label column."""
-    try:
-        value = int(token)
-    except ValueError:
-        return False
-    return -(2**63) <= value < 2**63
-
-
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def _first_bad_line(path: Path, n_fields: int, checks: list[tuple[int, Callable[[str], bool], str]]) -> InputError:
-    """Scan ``path`` to find the first line that the fast reader rejected and describe it."""
-    try:
-        with _open_text(path) as f:
-            for number, line in enumerate(f, start=1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) != n_fields:
-                    return InputError(
-                        f"expected {n_fields} whitespace-separated fields, found {len(fields)}: {line.strip()!r}",
-                        str(path),
-                        number,
-                    )
-                for column, check, what in checks:
-                    if not check(fields[column]):
-                        return InputError(f"field {column + 1} must be {what}, found {fields[column]!r}", str(path),
-                                          number)
-    except _DECODE_ERRORS as e:
-        return InputError(f"cannot be decoded ({type(e).__name__}: {e})", str(path))
-    return InputError("cannot be parsed as a TREC file", str(path))
-
-
-def _read_table(
-    path: Path,
-    n_fields: int,
-    usecols: list[int],
-    names: list[str],
-    dtypes: dict[str, object],
-    checks: list[tuple[int, Callable[[str], bool], str]],
-    kind: str,
-) -> pd.DataFrame:
-    if not path.exists():
-        raise InputError(f"no such {kind} file", str(path))
-    if path.is_dir():
-        raise InputError(f"is a directory, expected a {kind} file", str(path))
-    fast = _read_with_pyarrow(path, n_fields, usecols, names, dtypes)
-    if fast is not None:
-        return _checked(fast, path, n_fields, names, checks, kind)
-    try:
-        frame = pd.read_csv(  # type: ignore[call-overload]  # the stubs reject a column-number -> dtype mapping
-            path,
-            sep=r"\s+",
-            header=None,
-            names=list(range(n_fields)),  # all fields: pandas drops extra fields silently with usecols
-            dtype={i: dtypes.get(names[usecols.index(i)], str) if i in usecols else str for i in range(n_fields)},
-            engine="c",
-            quoting=3,  # csv.QUOTE_NONE: quotes are part of the docno
-            na_filter=False,
-            encoding="utf-8",
-        )
-    except pd.errors.EmptyDataError:
-        raise InputError(f"empty {kind} file", str(path)) from None
-    except (ValueError, OverflowError, pd.errors.ParserError) as e:
-        raise _first_bad_line(path, n_fields, checks) from e
-    except _DECODE_ERRORS as e:
-        raise InputError(f"cannot be decoded ({type(e).__name__}: {e})", str(path)) from e
-    frame = frame[usecols]
-    frame.columns = names
-    return _checked(frame, path, n_fields, names, checks, kind)
-
-
-def _checked(frame: pd.DataFrame, path: Path, n_fields: int, names: list[str],
-             checks: list[tuple[int, Callable[[str], bool], str]], kind: str) -> pd.DataFrame:
-    """Checks common to both readers: not empty, no short line, no NaN score."""
-    if len(frame) == 0:
-        raise InputError(f"empty {kind} file", str(path))
-    # Short lines are padded by the tokenizer; the last column is then empty.
-    if (frame[names[-1]].astype(str) == "").any():
-        raise _first_bad_line(path, n_fields, checks)
-    if "score" in frame and np.isnan(frame["score"].to_numpy()).any():
-        raise _first_bad_line(path, n_fields, checks)
-    return frame
-
-
-def _sniff_delimiter(path: Path, n_fields: int) -> str | None:
-    """The one-character delimiter of the first line if it splits it into exactly ``n_fields`` fields."""
-    try:
-        with _open_text(path) as f:
-            first = next((line for line in f if line.strip()), "")
-    except (*_DECODE_ERRORS, StopIteration):
+def _sniff_delimiter(first: bytes, n_fields: int) -> str | None:
+    """The one-character delimiter of the first non-blank line if it splits it into exactly ``n_fields`` fields."""
+    for raw in first.split(b"\n"):
+        line = raw.rstrip(b"\r").decode("utf-8", "replace")
+        if not line.strip():
+            continue
+        for delimiter in ("\t", " "):
+            fields = line.split(delimiter)
+            if len(fields) == n_fields and all(fields) and not any(c.isspace() for c in "".join(fields)):
+                return delimiter
         return None
-    line = first.rstrip("\r\n")
-    for delimiter in ("\t", " "):
-        fields = line.split(delimiter)
-        if len(fields) == n_fields and all(fields) and not any(c.isspace() for c in "".join(fields)):
-            return delimiter
     return None
 
 
-def _read_with_pyarrow(path: Path, n_fields: int, usecols: list[int], names: list[str],
-                       dtypes: dict[str, object]) -> pd.DataFrame | None:
-    """Fast path: pyarrow's multithreaded CSV reader, for files delimited by one tab or one space throughout.
+def _head(source: Input) -> bytes:
+    if source.path is not None:
+        with open(source.path, "rb") as f:
+            return f.read(1 << 16)
+    return (source.data or b"")[: 1 << 16]
 
-    Returns None (and the caller falls back to pandas' tokenizer, which also locates bad lines) when pyarrow is
-    not installed, the delimiter is not uniform, or anything at all fails to parse.
-    """
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pc
-    except ImportError:
-        return None
-    delimiter = _sniff_delimiter(path, n_fields)
+
+def _with_csv_reader(source: Input, n_fields: int, columns: dict[int, tuple[str, pa.DataType]]) -> pa.Table | None:
+    """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply."""
+    delimiter = _sniff_delimiter(_head(source), n_fields)
     if delimiter is None:
         return None
-    arrow_type: dict[Any, Any] = {np.float64: pa.float64(), np.int64: pa.int64()}
-    types = {f"f{i}": arrow_type.get(dtypes.get(names[usecols.index(i)]) if i in usecols else None, pa.string())
-             for i in range(n_fields)}
+    types = {f"f{i}": columns[i][1] if i in columns else pa.string() for i in range(n_fields)}
     try:
-        table = pc.read_csv(
-            path,
-            read_options=pc.ReadOptions(autogenerate_column_names=True),
-            parse_options=pc.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
-                                          escape_char=False, ignore_empty_lines=True),
-            convert_options=pc.ConvertOptions(column_types=types, include_columns=[f"f{i}" for i in usecols],
-                                              strings_can_be_null=False, null_values=[]),
+        return pcsv.read_csv(
+            source.source(),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=max(1 << 20, MAX_LINE_BYTES)),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
+                                            escape_char=False, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=[f"f{i}" for i in columns],
+                                                strings_can_be_null=False, null_values=[]),
         )
     except (pa.ArrowException, OSError, ValueError):
         return None
+
+
+def _split_lines(source: Input, n_fields: int, kind: str) -> tuple[list[pa.Array], np.ndarray]:
+    """Every field of every non-blank line; the fields of column ``i`` and each row's 1-based line number.
+
+    Raises:
+        InputError: not UTF-8, an over-long line, or a line with another number of fields.
+
+    """
+    raw = source.path.read_bytes() if source.path is not None else (source.data or b"")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise InputError(f"cannot be decoded: not UTF-8 text (byte {e.start})", source.name, line) from None
+    del raw
+    lines = pc.list_flatten(pc.split_pattern(pa.array([text], pa.large_string()), "\n"))
+    del text
+    if len(lines) and int(pc.max(pc.binary_length(lines)).as_py() or 0) > MAX_LINE_BYTES:  # a file read by path
+        raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC {kind} file", source.name)
+    trimmed = pc.ascii_trim_whitespace(lines)
+    del lines
+    nonblank = pc.binary_length(trimmed).to_numpy(zero_copy_only=False) > 0
+    fields = pc.ascii_split_whitespace(trimmed)
+    counts = np.where(nonblank, pc.list_value_length(fields).to_numpy(zero_copy_only=False), 0)
+    wrong = np.flatnonzero(nonblank & (counts != n_fields))
+    if len(wrong):
+        line = int(wrong[0])
+        raise InputError(f"expected {n_fields} whitespace-separated fields, found {int(counts[line])}", source.name,
+                         line + 1)
+    flat = pc.list_flatten(fields.filter(pa.array(nonblank)))
+    n_rows = len(flat) // n_fields
+    columns = [flat.take(pa.array(np.arange(i, n_rows * n_fields, n_fields))) for i in range(n_fields)]
+    return columns, np.flatnonzero(nonblank) + 1
+
+
+def _convert(values: pa.Array, target: pa.DataType, line_of: np.ndarray, column: int, what: str, name: str
+             ) -> pa.Array:
+    """``values`` (strings) as ``target``, or an error naming the line and the offending field."""
+    if pa.types.is_string(target) or pa.types.is_large_string(target):
+        return values.cast(pa.string())
+    pattern = _FLOAT if pa.types.is_floating(target) else _INTEGER
+    valid = pc.match_substring_regex(values, pattern, ignore_case=True).to_numpy(zero_copy_only=False)
+    bad = np.flatnonzero(~valid)
+    if len(bad) == 0:
+        try:
+            return values.cast(target)
+        except (pa.ArrowInvalid, OverflowError):  # integers beyond 64 bits
+            lengths = pc.utf8_length(values).to_numpy(zero_copy_only=False)
+            long = np.flatnonzero(lengths >= 19)
+            bad = np.array([i for i in long if not -(2**63) <= int(str(values[int(i)])) < 2**63][:1], dtype=np.int64)
+            if len(bad) == 0:
+                raise InputError(f"field {column + 1} must be {what}", name) from None
+    first = int(bad[0])
+    raise InputError(f"field {column + 1} must be {what}, found {short(values[first].as_py())}", name,
+                     int(line_of[first]))
+
+
+def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str
+                ) -> pd.DataFrame:
+    source = open_input(path, kind)
+    table = _with_csv_reader(source, n_fields, {i: (c[0], c[1]) for i, c in columns.items()})
+    line_of: np.ndarray | None = None
+    if table is not None:
+        table = table.rename_columns([columns[int(c[1:])][0] for c in table.column_names])
+    else:
+        fields, line_of = _split_lines(source, n_fields, kind)
+        table = pa.table({name: _convert(fields[i], target, line_of, i, what, source.name)
+                          for i, (name, target, what) in columns.items()})
+    if table.num_rows == 0:
+        raise InputError(f"empty {kind} file", source.name)
+    if "score" in table.column_names:
+        nan = np.flatnonzero(pc.is_nan(table.column("score")).to_numpy(zero_copy_only=False))
+        if len(nan):
+            line = int(line_of[nan[0]]) if line_of is not None else _line_of_row(source, int(nan[0]))
+            raise InputError("field 5 must be a number, not NaN (it has no trec_eval order), found 'nan'", source.name,
+                             line)
     frame = table.to_pandas()
-    frame.columns = names
-    return frame
+    return frame[[c[0] for c in columns.values()]]
+
+
+def _line_of_row(source: Input, row: int) -> int:
+    """1-based line number of the ``row``-th non-blank line (only for an error message)."""
+    seen = -1
+    for number, line in enumerate(source.text_lines(), start=1):
+        if line.strip():
+            seen += 1
+            if seen == row:
+                return number
+    return row + 1
 
 
 def read_trec_run(path: PathLike) -> pd.DataFrame:
-    """Read a TREC run file (``qid Q0 docno rank score tag``), plain or gzip-compressed.
+    """Read a TREC run file (``qid Q0 docno rank score tag``): plain, compressed, a pipe, or ``-`` for stdin.
 
     The rank column is read past and ignored: as in trec_eval, documents are ordered by score (descending), ties
-    broken by docno (descending).
+    broken by docno (descending). See :mod:`ir_rarity.io.raw` for what may be read and its bounds.
 
     Args:
         path: The run file.
@@ -194,23 +179,19 @@ def read_trec_run(path: PathLike) -> pd.DataFrame:
         order.
 
     Raises:
-        InputError: the file is missing, empty, not decodable, or a line has the wrong number of fields or a
+        InputError: the file is missing, empty, not decodable, or a line has another number of fields than 6 or a
             score that is not a number or is NaN; the message names the file and the line. ``inf`` and ``-inf``
             are accepted: trec_eval reads scores with ``atof`` and orders them first and last.
 
     """
-    p = Path(path)
-    checks: list[tuple[int, Callable[[str], bool], str]] = [
-        (4, _is_float, "a number (the score)"), (4, _is_not_nan, "a number, not NaN (it has no trec_eval order)")]
-    frame = _read_table(
-        p, _RUN_FIELDS, [0, 2, 4, 5], ["query_id", "doc_id", "score", "tag"],
-        {"query_id": str, "doc_id": str, "score": np.float64, "tag": str}, checks, "run",
-    )
-    return frame
+    return _read_table(path, _RUN_FIELDS, {0: ("query_id", pa.string(), "a query id"),
+                                           2: ("doc_id", pa.string(), "a docno"),
+                                           4: ("score", pa.float64(), "a number (the score)"),
+                                           5: ("tag", pa.string(), "a tag")}, "run")
 
 
 def read_trec_qrels(path: PathLike) -> pd.DataFrame:
-    """Read a TREC qrels file (``qid iteration docno relevance``), plain or gzip-compressed.
+    """Read a TREC qrels file (``qid iteration docno relevance``): plain, compressed, a pipe, or ``-`` for stdin.
 
     Args:
         path: The qrels file.
@@ -219,13 +200,12 @@ def read_trec_qrels(path: PathLike) -> pd.DataFrame:
         A DataFrame with columns ``query_id``, ``doc_id`` (str) and ``relevance`` (int64), in file order.
 
     Raises:
-        InputError: the file is missing, empty, not decodable, or a line has the wrong number of fields or a
-            label that is not an integer; the message names the file and the line.
+        InputError: the file is missing, empty, not decodable, or a line has another number of fields than 4 or a
+            label that is not a 64-bit integer; the message names the file and the line.
 
     """
-    p = Path(path)
-    checks: list[tuple[int, Callable[[str], bool], str]] = [(3, _is_label, "an integer (the relevance label, 64-bit)")]
-    return _read_table(
-        p, _QRELS_FIELDS, [0, 2, 3], ["query_id", "doc_id", "relevance"],
-        {"query_id": str, "doc_id": str, "relevance": np.int64}, checks, "qrels",
-    )
+    return _read_table(path, _QRELS_FIELDS, {0: ("query_id", pa.string(), "a query id"),
+                                             2: ("doc_id", pa.string(), "a docno"),
+                                             3: ("relevance", pa.int64(), "an integer (the relevance label, 64-bit)")},
+                       "qrels")
+

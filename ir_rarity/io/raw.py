@@ -1,0 +1,195 @@
+"""Opening an input for the readers: files, standard input, pipes and compressed files, within documented bounds.
+
+Every TREC reader gets its bytes through :func:`open_input`, so these rules hold for runs and qrels alike:
+
+* ``-`` is standard input. Pipes, process substitution (``<(cat run)``), FIFOs and character devices are read
+  once, in full, and give exactly what the same bytes in a file give (nothing is lost to format sniffing).
+* Compression is recognised by content (magic bytes), not by name: gzip, bzip2 and xz are decompressed; zstd,
+  zip and tar archives are refused with a message saying so.
+* Bounds, checked while reading, in bounded memory: no line may be longer than :data:`MAX_LINE_BYTES`; a
+  compressed input may not expand to more than :data:`MAX_EXPANSION` times its compressed size (plus
+  :data:`EXPANSION_ALLOWANCE`); a stream may not exceed :data:`MAX_STREAM_BYTES`. Real TREC runs expand 2 to 6
+  times; a decompression bomb or ``/dev/zero`` is stopped with a one-line :class:`~ir_rarity.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import stat
+import sys
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, cast
+
+import numpy as np
+
+from ir_rarity.errors import InputError
+
+__all__ = ["EXPANSION_ALLOWANCE", "MAX_EXPANSION", "MAX_LINE_BYTES", "MAX_STREAM_BYTES", "Input", "open_input",
+           "short"]
+
+MAX_LINE_BYTES = 1 << 20
+"""The longest line accepted (1 MiB): far beyond any TREC line, short enough to stop a file without newlines."""
+MAX_EXPANSION = 50
+"""How many times its compressed size a compressed input may expand to (real runs: 2 to 6 times)."""
+EXPANSION_ALLOWANCE = 64 << 20
+"""Bytes a compressed input may always expand to, whatever its ratio (64 MiB), so small files are never refused."""
+MAX_STREAM_BYTES = 8 << 30
+"""The most a pipe or standard input may deliver (8 GiB)."""
+
+_CHUNK = 4 << 20
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd",
+          b"PK\x03\x04": "zip", b"PAR1": "parquet", b"\x93NUMPY": "npy"}
+
+
+def short(text: Any, limit: int = 40) -> str:
+    """``repr`` of a field for an error message, cut to ``limit`` characters: errors never quote a whole line."""
+    value = str(text)
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value)} characters)"
+
+
+class Input:
+    """An opened input: a regular file the parsers may read by path, or the bytes of anything else.
+
+    Attributes:
+        name: The name to show in messages (the path, or ``<stdin>``).
+        path: The regular, uncompressed file to read by path, or None.
+        data: The (decompressed) bytes, when not read by path.
+
+    """
+
+    def __init__(self, name: str, path: Path | None = None, data: bytes | None = None) -> None:
+        self.name, self.path, self.data = name, path, data
+
+    def source(self) -> Any:
+        """What a parser reads: the path, or a buffer of the bytes."""
+        return self.path if self.path is not None else io.BytesIO(self.data or b"")
+
+    def text_lines(self) -> Iterator[str]:
+        """The lines as text (for locating an error; the parsers do not loop over lines)."""
+        raw = self.path.read_bytes() if self.path is not None else (self.data or b"")
+        yield from raw.decode("utf-8").splitlines()
+
+
+def _kind(head: bytes) -> str | None:
+    for magic, kind in _MAGIC.items():
+        if head.startswith(magic):
+            return kind
+    if len(head) >= 262 and head[257:262] == b"ustar":
+        return "tar"
+    return None
+
+
+def _longest_line(chunk: bytes, carried: int) -> tuple[int, int]:
+    """Longest line in ``chunk`` (counting ``carried`` bytes of an unfinished line before it) and the new carry."""
+    newlines = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+    if len(newlines) == 0:
+        return carried + len(chunk), carried + len(chunk)
+    gaps = np.diff(newlines) - 1
+    longest = max(carried + int(newlines[0]), int(gaps.max()) if len(gaps) else 0)
+    return longest, len(chunk) - int(newlines[-1]) - 1
+
+
+def _read_bounded(stream: IO[bytes], name: str, limit: int, what: str, first: bytes = b"",
+                  check_lines: bool = True) -> bytes:
+    """Read ``first`` then ``stream`` to its end in chunks, refusing over-long lines and more than ``limit`` bytes."""
+    parts: list[bytes] = []
+    total = carried = 0
+    chunk = first or stream.read(_CHUNK)
+    while chunk:
+        total += len(chunk)
+        if total > limit:
+            raise InputError(f"{what}: refusing to read past {limit:,} bytes (bounds: ir_rarity.io.raw)", name)
+        if check_lines:
+            longest, carried = _longest_line(chunk, carried)
+            if longest > MAX_LINE_BYTES:
+                raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
+        parts.append(chunk)
+        chunk = stream.read(_CHUNK)
+    return b"".join(parts)
+
+
+def _decompressor(kind: str, raw: IO[bytes]) -> Any:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw)
+    if kind == "bzip2":
+        return bz2.BZ2File(raw)
+    return lzma.LZMAFile(raw)
+
+
+def open_input(path: str | os.PathLike[str], kind: str = "TREC") -> Input:
+    """Open ``path`` (or ``-`` for standard input) for a reader, within the bounds of this module.
+
+    Raises:
+        InputError: missing, a folder, unreadable, an unsupported compression or archive, damaged compressed data,
+            an over-long line, or more data than the bounds allow; the message names the input.
+
+    """
+    name = os.fspath(path)
+    if name == "-":
+        return _from_stream(sys.stdin.buffer, "<stdin>", None, kind)
+    p = Path(name)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise InputError(f"no such {kind} file", name) from None
+    except OSError as e:
+        raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", name) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"is a directory, expected a {kind} file", name)
+    try:
+        handle = open(p, "rb")  # noqa: SIM115 (closed below)
+    except OSError as e:
+        raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", name) from None
+    with handle:
+        if not stat.S_ISREG(st.st_mode):  # a pipe, FIFO or device: read once, in full
+            return _from_stream(handle, name, None, kind)
+        head = handle.read(_CHUNK)
+        compressed = _kind(head)
+        if compressed is None:
+            longest, carried = _longest_line(head, 0)
+            if max(longest, carried) > MAX_LINE_BYTES:
+                raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
+            return Input(name, path=p)
+        handle.seek(0)
+        return _from_stream(handle, name, st.st_size, kind)
+
+
+def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> Input:
+    """Bytes of a stream (from its start), decompressed when its first bytes say it is compressed.
+
+    ``size`` is the size of a regular (seekable) compressed file, None for a pipe or standard input.
+    """
+    first = stream.read(_CHUNK)
+    compressed = _kind(first[:262])
+    if compressed in _REFUSED:
+        raise InputError(f"cannot be read as a {kind} file: {_REFUSED[compressed]}", name)
+    if compressed is None:
+        return Input(name, data=_read_bounded(stream, name, MAX_STREAM_BYTES, "a stream this long", first))
+    if size is None:  # a compressed pipe: take its compressed bytes whole (bounded), then decompress
+        packed = _read_bounded(stream, name, MAX_STREAM_BYTES, "a stream this long", first, check_lines=False)
+        size, source = len(packed), cast(IO[bytes], io.BytesIO(packed))
+    else:
+        stream.seek(0)
+        source = stream
+    limit = MAX_EXPANSION * size + EXPANSION_ALLOWANCE
+    try:
+        data = _read_bounded(_decompressor(compressed, source), name, limit,
+                             f"{compressed} data expanding more than {MAX_EXPANSION} times its size")
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as e:
+        raise InputError(f"cannot be decoded: damaged {compressed} data ({type(e).__name__})", name) from None
+    return Input(name, data=data)
+
+
+_REFUSED = {
+    "zstd": "zstd-compressed: decompress it first (zstd -d)",
+    "zip": "a zip archive (a saved pool .npz is read where a pool is named, not as a TREC file)",
+    "tar": "a tar archive: extract it first",
+    "parquet": "a parquet file (a count table is read where a pool is named, not as a TREC file)",
+    "npy": "a numpy array file, not a TREC file",
+}

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import sys
 import time
 import warnings
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ir_rarity.errors import InputError, MemberNotice, RarityError, RarityWarning
 from ir_rarity.io.files import write_atomic
+from ir_rarity.io.guard import check_outputs, teams_file
 from ir_rarity.tables import FORMATS, render
 
 if TYPE_CHECKING:
@@ -47,14 +47,10 @@ class _UsageError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------- inputs
-def _expand(spec: str) -> list[Path]:
-    """The files a RUNS argument names (for the output checks), by the readers' own rule; none if it names none."""
-    from ir_rarity.pool.sources import expand_run_paths
-
-    try:
-        return expand_run_paths(spec)
-    except InputError:
-        return [Path(spec)]
+def _inputs(args: argparse.Namespace) -> list[str | None]:
+    """Every input a command names: qrels, runs, pool, teams file (for the output checks)."""
+    teams = teams_file(args.teams) if getattr(args, "teams", None) else None
+    return [getattr(args, "qrels", None), *args.runs, *(getattr(args, "pool", None) or []), teams]
 
 
 def _runs_spec(specs: Sequence[str]) -> str | list[str]:
@@ -117,20 +113,6 @@ def _notices() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------------------------------------- output
-def _check_output(output: str | None, inputs: Sequence[Path]) -> None:
-    if output is None:
-        return
-    out = Path(output)
-    if out.is_dir():
-        raise InputError("is a directory, expected an output file", output)
-    if not out.parent.is_dir():
-        raise InputError("the folder of the output file does not exist", output)
-    target = os.path.realpath(out)
-    for p in inputs:
-        if os.path.realpath(p) == target or (out.exists() and p.exists() and os.path.samefile(p, out)):
-            raise InputError("refusing to write over an input file", output)
-
-
 def _emit(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -176,10 +158,7 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
 # ---------------------------------------------------------------------------------------------- commands
 def _cmd_eval(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
-    inputs = [Path(args.qrels)] + [p for s in [*args.runs, *(args.pool or [])] for p in _expand(s)]
-    if args.teams:
-        inputs.append(Path(args.teams if Path(args.teams).exists() else args.teams.rsplit(":", 1)[0]))
-    _check_output(args.output, inputs)
+    check_outputs([("--output", args.output, False)], _inputs(args))
     measures = _parse_measures(args.measures, args.depth)
     with _notices():
         result = _evaluation(args, measures)
@@ -224,9 +203,8 @@ def _check_depth(depth: int | None) -> None:
 
 def _cmd_pool(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
-    inputs = [p for s in args.runs for p in _expand(s)]
+    check_outputs([("--out", args.out, False), ("--judging-pool", args.judging_pool, False)], _inputs(args))
     for out in (args.out, args.judging_pool):
-        _check_output(out, inputs)
         if out is not None and Path(out).suffix.lower() not in (".csv", ".parquet"):
             raise InputError("unknown output type: name the file .csv or .parquet", out)
     pool = _build_pool(args.runs, args.teams, args.duplicates)
@@ -256,12 +234,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
         raise _UsageError(f"meta-evaluation reports are not available in this version of ir_rarity ({e})") from None
     from ir_rarity.io.frames import as_qrels_frame
 
-    out = os.path.realpath(args.out)
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        raise InputError("exists and is not a folder, expected the report folder", args.out)
-    for spec in [args.qrels, *args.runs]:
-        if Path(spec).exists() and os.path.realpath(spec) == out:
-            raise InputError("refusing to write the report into an input (a run folder would then read it)", args.out)
+    check_outputs([("--out", args.out, True)], _inputs(args))
     qrels = as_qrels_frame(args.qrels)
     pool = _build_pool(args.runs, args.teams, args.duplicates)
     Path(args.out).mkdir(parents=True, exist_ok=True)

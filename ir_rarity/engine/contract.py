@@ -56,7 +56,8 @@ class CampaignInfo:
         shown = list(dict.fromkeys(depths)) or list(self.depths)
         at = ", ".join("whole runs" if d is None else str(d) for d in shown)
         depth_text = f"; S_d at depth {at}" if shown else ""
-        return f"{self.source}: S = {self.num_systems} {self.systems}{runs}{depth_text}"
+        systems = self.systems[:-1] if self.num_systems == 1 else self.systems
+        return f"{self.source}: S = {self.num_systems} {systems}{runs}{depth_text}"
 
     def as_dict(self, depths: Sequence[int | None] = ()) -> dict[str, object]:
         """The same facts as a plain dict (for ``DataFrame.attrs`` and JSON)."""

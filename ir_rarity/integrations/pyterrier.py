@@ -46,17 +46,18 @@ def as_topics_frame(topics: Any) -> pd.DataFrame:
             import pyterrier as pt
 
             return pt.io.read_topics(topics)
-        import ir_datasets
+        from ir_rarity.io.datasets import fetch
 
-        try:
-            topics = ir_datasets.load(topics)
-        except KeyError:
-            raise InputError("no such topics file, nor an ir_datasets dataset of that id", topics) from None
+        return fetch(topics, "topics", _topics_of)
     if hasattr(topics, "queries_iter"):
-        rows = [(q.query_id, q.default_text()) for q in topics.queries_iter()]
-        return pd.DataFrame(rows, columns=["qid", "query"])
+        return _topics_of(topics)
     raise InputError(f"unsupported topics type {type(topics).__name__}: give a DataFrame, a topics file or an "
                      "ir_datasets dataset or id")
+
+
+def _topics_of(dataset: Any) -> pd.DataFrame:
+    rows = [(q.query_id, q.default_text()) for q in dataset.queries_iter()]
+    return pd.DataFrame(rows, columns=["qid", "query"])
 
 
 def _qrels_for_pyterrier(qrels: Any) -> pd.DataFrame:

@@ -1,14 +1,23 @@
 """Atomic file writes: a temporary file in the same folder, flushed to disk, then ``os.replace``.
 
-Every file ir_rarity writes (command-line output, exported tables, reports, plots) goes through here, so a
-reader never sees a half-written file and an interrupted write leaves the old file in place.
+Every file ir_rarity writes (command-line output, exported tables, reports, plots, pool files) goes through here:
+
+* a reader never sees a half-written file, and an interrupted write (an error, Ctrl-C, or SIGTERM) leaves the
+  old file in place and removes the temporary one;
+* replacing a file keeps its permission bits; a new file gets the permissions ``open()`` would give it under
+  the process umask (read from ``/proc/self/status``, so the umask of a multi-threaded process is never
+  changed, even for a moment);
+* a path that is a symlink is written *through*: the file it points to is replaced, the link stays.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,26 +28,60 @@ __all__ = ["atomic_path", "write_atomic", "write_bytes", "write_text", "write_wi
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it replaces ``path`` (``os.replace``), else is removed.
 
-    The parent folder is created if needed. Readers never see a half-written file.
+    The parent folder is created if needed. See the module docstring for permissions, signals and symlinks.
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # through a symlink: the link is kept, its target replaced
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
     try:
-        yield Path(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the permissions open() would
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    with _terminate_as_exit():
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        try:
+            yield Path(tmp)
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            os.chmod(tmp, mode)  # mkstemp makes 0600
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _exit_on_terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """While writing, make SIGTERM unwind like Ctrl-C does, so the temporary file is removed.
+
+    Only where it is safe: in the main thread, and when nobody installed a SIGTERM handler of their own.
+    """
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _exit_on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _umask() -> int:
-    mask = os.umask(0)
+    """The process umask, read without changing it (Linux ``/proc``); elsewhere set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
     os.umask(mask)
     return mask
 

@@ -92,10 +92,12 @@ def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:
     """
     score = columns["score"]
     if score.dtype != np.float64:
-        try:
-            score = pd.to_numeric(score, errors="raise").astype(np.float64)
-        except (ValueError, TypeError) as e:
-            raise InputError(f"scores must be numbers ({e})", source) from None
+        numbers = pd.to_numeric(score, errors="coerce")
+        bad = np.flatnonzero(numbers.isna().to_numpy() & score.notna().to_numpy())
+        if len(bad):
+            row = int(bad[0])
+            raise InputError(f"scores must be numbers, found {short(score.iloc[row])} at row {row}", source)
+        score = numbers.astype(np.float64)
     return pd.DataFrame({
         "query_id": _as_ids(columns["query_id"], source, "query_id").array.copy(),
         "doc_id": _as_ids(columns["doc_id"], source, "doc_id").array.copy(),
@@ -195,14 +197,6 @@ def as_qrels_frame(qrels: Any, source: str = "qrels") -> pd.DataFrame:
 
 
 def _ir_datasets_qrels(dataset_id: str) -> pd.DataFrame:
-    try:
-        import ir_datasets
-    except ImportError:  # pragma: no cover - ir_datasets is a dependency
-        raise InputError("no such qrels file, and ir_datasets is not installed", dataset_id) from None
-    try:
-        dataset = ir_datasets.load(dataset_id)
-    except KeyError:
-        raise InputError("no such qrels file, nor an ir_datasets dataset of that id", dataset_id) from None
-    if not dataset.has_qrels():
-        raise InputError("this ir_datasets dataset has no qrels", dataset_id)
-    return as_qrels_frame(dataset, dataset_id)
+    from ir_rarity.io.datasets import fetch
+
+    return fetch(dataset_id, "qrels", lambda dataset: as_qrels_frame(dataset, dataset_id))

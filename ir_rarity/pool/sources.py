@@ -49,7 +49,10 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     text = os.fspath(spec)
     path = Path(text)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        try:
+            files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        except OSError as e:
+            raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", text) from None
         if not files:
             raise InputError("directory holds no run files", text)
         return files

@@ -5,7 +5,10 @@ their strings (run, team, query and document names) as UTF-8 bytes plus offsets,
 stored as bytes) with the format name, its version and a SHA-256 checksum of everything else. Nothing is
 pickled, and the file is read with ``allow_pickle=False``, so loading a file cannot run code. A file that was
 changed or cut short, or is not a pool file at all, is refused with an :class:`~ir_rarity.errors.InputError`
-naming it. Files are written atomically (:mod:`ir_rarity.io.files`).
+naming it, and no array is allocated before its declared size is checked against what the file holds. The
+checksum guards against damage (a truncated copy, flipped bits), not against tampering: whoever can write the
+file can write a matching checksum. Loading never executes code either way. Files are written atomically
+(:mod:`ir_rarity.io.files`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import pandas as pd
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
+from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION, short
 from ir_rarity.pool.encoded import EncodedRuns
 
 __all__ = ["FORMAT", "VERSION", "load_runs", "save_runs"]
@@ -85,22 +89,57 @@ def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str]) -> None:
     write_with(path, write)
 
 
+def _check_members(path: str) -> None:
+    """Refuse, before anything is allocated, a zip whose members declare more than they hold.
+
+    Every member must be a ``.npy`` array whose header's shape and dtype fit the member's stored size, and no
+    member may expand more than :data:`ir_rarity.io.raw.MAX_EXPANSION` times (``numpy.savez`` stores them
+    uncompressed), so a hostile file cannot make the reader allocate more memory than its own size.
+    """
+    size = os.path.getsize(path)
+    with zipfile.ZipFile(path) as archive:
+        members = archive.infolist()
+        if len(members) > 64:
+            raise InputError(f"not an ir_rarity pool file ({len(members)} members)", path)
+        if sum(m.file_size for m in members) > MAX_EXPANSION * size + EXPANSION_ALLOWANCE:
+            raise InputError("not an ir_rarity pool file (members expand beyond the file's size)", path)
+        for member in members:
+            with archive.open(member) as f:
+                try:
+                    version = np.lib.format.read_magic(f)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+                    else:
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+                except ValueError:
+                    raise InputError(f"damaged pool file (member {short(member.filename)} is not an array)",
+                                     path) from None
+                if dtype.hasobject:
+                    raise InputError("not a valid ir_rarity pool file (it holds Python objects)", path)
+                declared = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
+                if declared > member.file_size:
+                    raise InputError(f"damaged pool file (member {short(member.filename)} declares {declared:,} "
+                                     f"bytes but holds {member.file_size:,})", path)
+
+
 def _read_arrays(path: str) -> dict[str, np.ndarray]:
     if not os.path.exists(path):
         raise InputError("no such pool file", path)
     if os.path.isdir(path):
         raise InputError("is a directory, expected a pool file", path)
     try:
+        if not zipfile.is_zipfile(path):
+            raise InputError("not an ir_rarity pool file (not a .npz archive: a pool file is written by "
+                             "Pool.save)", path)
+        _check_members(path)
         with np.load(path, allow_pickle=False) as archive:
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise InputError("not an ir_rarity pool file (a single .npy array)", path)
             return {name: archive[name] for name in archive.files}
     except InputError:
         raise
     except ValueError as e:  # includes "Object arrays cannot be loaded when allow_pickle=False"
-        raise InputError(f"not a valid ir_rarity pool file ({' '.join(str(e).split())})", path) from None
+        raise InputError(f"not a valid ir_rarity pool file ({type(e).__name__})", path) from None
     except (OSError, EOFError, zipfile.BadZipFile, KeyError, UnicodeDecodeError, RuntimeError) as e:
-        raise InputError(f"damaged or not an ir_rarity pool file ({type(e).__name__}: {e})", path) from None
+        raise InputError(f"damaged or not an ir_rarity pool file ({type(e).__name__})", path) from None
 
 
 def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
@@ -136,7 +175,7 @@ def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
     try:
         return _build(arrays)
     except (ValueError, IndexError, UnicodeDecodeError) as e:
-        raise InputError(f"damaged pool file ({e})", source) from None
+        raise InputError(f"damaged pool file ({type(e).__name__})", source) from None
 
 
 def _build(arrays: dict[str, np.ndarray]) -> EncodedRuns:

@@ -21,13 +21,13 @@ T = TypeVar("T")
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    logger = logging.getLogger("ir_datasets")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
+    """ir_datasets' log lines off (its loggers set their own levels, so logging is disabled below ERROR a while)."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        logging.disable(previous)
 
 
 def fetch(dataset_id: str, what: str, read: Callable[[Any], T]) -> T:

@@ -175,7 +175,7 @@ def as_qrels_frame(qrels: Any, source: str = "qrels") -> pd.DataFrame:
 
     """
     if isinstance(qrels, (str, os.PathLike)):
-        if Path(qrels).exists() or not isinstance(qrels, str):
+        if qrels == "-" or Path(qrels).exists() or not isinstance(qrels, str):
             return read_trec_qrels(qrels)
         return _ir_datasets_qrels(qrels)
     if hasattr(qrels, "qrels_iter"):

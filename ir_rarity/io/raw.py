@@ -35,10 +35,10 @@ __all__ = ["EXPANSION_ALLOWANCE", "MAX_EXPANSION", "MAX_LINE_BYTES", "MAX_STREAM
 
 MAX_LINE_BYTES = 1 << 20
 """The longest line accepted (1 MiB): far beyond any TREC line, short enough to stop a file without newlines."""
-MAX_EXPANSION = 50
+MAX_EXPANSION = 20
 """How many times its compressed size a compressed input may expand to (real runs: 2 to 6 times)."""
-EXPANSION_ALLOWANCE = 64 << 20
-"""Bytes a compressed input may always expand to, whatever its ratio (64 MiB), so small files are never refused."""
+EXPANSION_ALLOWANCE = 32 << 20
+"""Bytes a compressed input may always expand to, whatever its ratio (32 MiB), so small files are never refused."""
 MAX_STREAM_BYTES = 8 << 30
 """The most a pipe or standard input may deliver (8 GiB)."""
 
@@ -63,12 +63,14 @@ class Input:
 
     """
 
-    def __init__(self, name: str, path: Path | None = None, data: bytes | None = None) -> None:
+    def __init__(self, name: str, path: Path | None = None, data: bytes | bytearray | None = None) -> None:
         self.name, self.path, self.data = name, path, data
 
     def source(self) -> Any:
-        """What a parser reads: the path, or a buffer of the bytes."""
-        return self.path if self.path is not None else io.BytesIO(self.data or b"")
+        """What a parser reads: the path, or a zero-copy reader over the bytes."""
+        import pyarrow as pa
+
+        return self.path if self.path is not None else pa.BufferReader(pa.py_buffer(self.data or b""))
 
     def text_lines(self) -> Iterator[str]:
         """The lines as text (for locating an error; the parsers do not loop over lines)."""
@@ -96,22 +98,21 @@ def _longest_line(chunk: bytes, carried: int) -> tuple[int, int]:
 
 
 def _read_bounded(stream: IO[bytes], name: str, limit: int, what: str, first: bytes = b"",
-                  check_lines: bool = True) -> bytes:
+                  check_lines: bool = True) -> bytearray:
     """Read ``first`` then ``stream`` to its end in chunks, refusing over-long lines and more than ``limit`` bytes."""
-    parts: list[bytes] = []
-    total = carried = 0
+    data = bytearray()
+    carried = 0
     chunk = first or stream.read(_CHUNK)
     while chunk:
-        total += len(chunk)
-        if total > limit:
+        if len(data) + len(chunk) > limit:
             raise InputError(f"{what}: refusing to read past {limit:,} bytes (bounds: ir_rarity.io.raw)", name)
         if check_lines:
             longest, carried = _longest_line(chunk, carried)
             if longest > MAX_LINE_BYTES:
                 raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
-        parts.append(chunk)
+        data += chunk
         chunk = stream.read(_CHUNK)
-    return b"".join(parts)
+    return data
 
 
 def _decompressor(kind: str, raw: IO[bytes]) -> Any:
@@ -173,7 +174,7 @@ def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> I
         return Input(name, data=_read_bounded(stream, name, MAX_STREAM_BYTES, "a stream this long", first))
     if size is None:  # a compressed pipe: take its compressed bytes whole (bounded), then decompress
         packed = _read_bounded(stream, name, MAX_STREAM_BYTES, "a stream this long", first, check_lines=False)
-        size, source = len(packed), cast(IO[bytes], io.BytesIO(packed))
+        size, source = len(packed), cast(IO[bytes], io.BytesIO(bytes(packed)))
     else:
         stream.seek(0)
         source = stream
@@ -181,6 +182,8 @@ def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> I
     try:
         data = _read_bounded(_decompressor(compressed, source), name, limit,
                              f"{compressed} data expanding more than {MAX_EXPANSION} times its size")
+    except InputError:
+        raise
     except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as e:
         raise InputError(f"cannot be decoded: damaged {compressed} data ({type(e).__name__})", name) from None
     return Input(name, data=data)

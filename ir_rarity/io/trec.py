@@ -53,7 +53,7 @@ def _head(source: Input) -> bytes:
     if source.path is not None:
         with open(source.path, "rb") as f:
             return f.read(1 << 16)
-    return (source.data or b"")[: 1 << 16]
+    return bytes((source.data or b"")[: 1 << 16])
 
 
 def _with_csv_reader(source: Input, n_fields: int, columns: dict[int, tuple[str, pa.DataType]]) -> pa.Table | None:
@@ -84,7 +84,7 @@ def _split_lines(source: Input, n_fields: int, kind: str) -> tuple[list[pa.Array
     """
     raw = source.path.read_bytes() if source.path is not None else (source.data or b"")
     try:
-        text = raw.decode("utf-8")
+        text = bytes(raw).decode("utf-8") if isinstance(raw, bytearray) else raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
         raise InputError(f"cannot be decoded: not UTF-8 text (byte {e.start})", source.name, line) from None

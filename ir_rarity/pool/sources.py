@@ -29,7 +29,9 @@ _GLOB_CHARS = set("*?[")
 
 
 def run_name_from_path(path: Path) -> str:
-    """A run's name from its file name, less a compression suffix (``BM25.run.gz`` -> ``BM25.run``)."""
+    """A run's name from its file name, less a compression suffix (``BM25.run.gz`` -> ``BM25.run``; ``-``: stdin)."""
+    if os.fspath(path) == "-":
+        return "stdin"
     name = path.name
     for suffix in _COMPRESSION_SUFFIXES:
         if name.endswith(suffix):
@@ -48,6 +50,8 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     """
     text = os.fspath(spec)
     path = Path(text)
+    if text == "-":  # standard input
+        return [path]
     if path.is_dir():
         try:
             files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))

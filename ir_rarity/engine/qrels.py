@@ -13,6 +13,7 @@ import pandas as pd
 
 from ir_rarity.engine.ranking import KEY_SHIFT, encode, pair_keys, sorted_lookup
 from ir_rarity.errors import InputError
+from ir_rarity.io.raw import short
 
 __all__ = ["UNJUDGED", "EncodedQrels", "encode_qrels", "is_relevant"]
 
@@ -93,7 +94,7 @@ def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index
     dup = np.flatnonzero(keys[1:] == keys[:-1])
     if len(dup):
         row = qrels.iloc[order[dup[0] + 1]]
-        raise InputError(f"query {row['query_id']!r} judges document {row['doc_id']!r} twice "
+        raise InputError(f"query {short(row['query_id'])} judges document {short(row['doc_id'])} twice "
                          "(trec_eval rejects duplicate qrels too)", source)
     position = np.zeros(int(query_codes.max()) + 1, dtype=np.int64)
     position[query_codes] = np.arange(len(query_codes))

@@ -23,6 +23,7 @@ from ir_rarity.engine.ranking import (
     trec_order,
 )
 from ir_rarity.errors import DuplicateDocumentError, InputError
+from ir_rarity.io.raw import short
 
 __all__ = [
     "Duplicates",
@@ -97,8 +98,8 @@ def check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates,
     if duplicates == "error":
         name, qid, docno = describe(int(np.flatnonzero(dup)[0]))
         raise DuplicateDocumentError(
-            f"run {name!r} lists document {docno!r} more than once for query {qid!r} (trec_eval refuses such "
-            "runs; pass duplicates='first' to keep the highest-scored occurrence)")
+            f"run {short(name)} lists document {short(docno)} more than once for query {short(qid)} (trec_eval "
+            "refuses such runs; pass duplicates='first' to keep the highest-scored occurrence)")
     return ~dup
 
 

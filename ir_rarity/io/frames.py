@@ -24,7 +24,7 @@ from ir_rarity.errors import InputError
 from ir_rarity.io.raw import short
 from ir_rarity.io.trec import read_trec_qrels, read_trec_run
 
-__all__ = ["as_qrels_frame", "as_run_frame"]
+__all__ = ["as_id_strings", "as_qrels_frame", "as_run_frame"]
 
 _RUN_ALIASES = {"query_id": ("query_id", "qid"), "doc_id": ("doc_id", "docno"), "score": ("score",)}
 _QRELS_ALIASES = {
@@ -45,7 +45,7 @@ def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], w
     return picked
 
 
-def _as_ids(column: pd.Series, source: str, name: str) -> pd.Series:
+def as_id_strings(column: pd.Series, source: str, name: str) -> pd.Series:
     """An id column as strings, by the one rule for ids given in frames.
 
     Ids are strings. Strings are kept as they are; integers are written in decimal; a float column holding whole
@@ -99,8 +99,8 @@ def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:
             raise InputError(f"scores must be numbers, found {short(score.iloc[row])} at row {row}", source)
         score = numbers.astype(np.float64)
     return pd.DataFrame({
-        "query_id": _as_ids(columns["query_id"], source, "query_id").array.copy(),
-        "doc_id": _as_ids(columns["doc_id"], source, "doc_id").array.copy(),
+        "query_id": as_id_strings(columns["query_id"], source, "query_id").array.copy(),
+        "doc_id": as_id_strings(columns["doc_id"], source, "doc_id").array.copy(),
         "score": score.to_numpy(dtype=np.float64, copy=True),
     }, copy=False)
 
@@ -149,8 +149,8 @@ def _tuples(items: Iterable[Any], fields: tuple[str, ...], source: str) -> list[
 
 
 def _finish_qrels(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    frame["query_id"] = _as_ids(frame["query_id"], source, "query_id")
-    frame["doc_id"] = _as_ids(frame["doc_id"], source, "doc_id")
+    frame["query_id"] = as_id_strings(frame["query_id"], source, "query_id")
+    frame["doc_id"] = as_id_strings(frame["doc_id"], source, "doc_id")
     raw = frame["relevance"]
     labels = pd.to_numeric(raw, errors="coerce")
     as_float = labels.to_numpy(np.float64)

@@ -41,7 +41,7 @@ from ir_rarity.engine.ranked import RankedRuns
 from ir_rarity.engine.ranking import decode_keys, pair_keys, sorted_lookup
 from ir_rarity.errors import InputError, ParameterError, RarityWarning
 from ir_rarity.io.files import write_with
-from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.pool.context import pop_pool, push_pool
 
 __all__ = ["COUNTS_FORMAT", "CountTable", "duckdb_counts_sql"]
@@ -93,8 +93,8 @@ class CountTable:
         bad = counts.isna() | (counts < 0) | (counts > num_systems) | (counts != np.floor(counts))
         if bad.any():
             raise InputError(f"S_d must be whole numbers in [0, {num_systems}], found {frame['S_d'][bad].iloc[0]!r}")
-        query, queries = pd.factorize(frame["query_id"].astype(str), sort=True)
-        doc, docs = pd.factorize(frame["doc_id"].astype(str), sort=True)
+        query, queries = pd.factorize(as_id_strings(frame["query_id"], "count table", "query_id"), sort=True)
+        doc, docs = pd.factorize(as_id_strings(frame["doc_id"], "count table", "doc_id"), sort=True)
         self._queries, self._docs = pd.Index(queries), pd.Index(docs)
         keys = pair_keys(query, doc)
         order = np.argsort(keys, kind="stable")

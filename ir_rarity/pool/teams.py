@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ir_rarity.errors import InputError
+from ir_rarity.io.raw import short
 
 __all__ = ["read_teams"]
 
@@ -45,5 +46,6 @@ def read_teams(teams: Any) -> dict[str, str]:
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     for needed in ("run", column):
         if needed not in frame.columns:
-            raise InputError(f"teams file has no column {needed!r} (found {list(frame.columns)})", path)
+            found = ", ".join(short(c, 20) for c in list(frame.columns)[:8])
+            raise InputError(f"teams file has no column {needed!r} (its first columns: {found})", path)
     return dict(zip(frame["run"], frame[column], strict=True))

@@ -1,0 +1,414 @@
+"""Reliability II (issue 14), class by class: no silent wrong number, no lost file, bounded resources, no leak.
+
+Each class is tested through the Python API and the command line, with the issue's example and others of its
+class. A CLI error is exactly one line ``ir-rarity: error: ...``, exit 2.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import resource
+import signal
+import stat
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_helpers import BIN, assert_cli_error, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ir_rarity
+from ir_rarity import CountTable, InputError, ParameterError, Pool, RarityError, read_trec_qrels, read_trec_run
+from ir_rarity.io.files import write_text
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
+RUN = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d1 1 1.0 A\n"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    out = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
+    out["qrels"].write_text(QRELS)
+    out["run"].write_text(RUN)
+    return out
+
+
+# ------------------------------------------------------------------------------ 1. missing ids in frames
+MISSING = [None, np.nan, pd.NA, pd.NaT]
+
+
+@pytest.mark.parametrize("missing", MISSING, ids=["None", "NaN", "pd.NA", "NaT"])
+@pytest.mark.parametrize("column", ["qid", "docno"])
+def test_missing_ids_in_run_frames_are_refused(missing: object, column: str) -> None:
+    a = pd.DataFrame({"qid": ["1", "1"], "docno": [1.0, 2.0], "score": [2.0, 1.0]}).astype(object)
+    a.loc[1, column] = missing
+    b = pd.DataFrame({"qid": ["1"], "docno": [9.0], "score": [1.0]})
+    with pytest.raises(InputError, match=rf"A: column '{'query_id' if column == 'qid' else 'doc_id'}' has a missing "
+                                         r"id at row 1"):
+        Pool.from_runs({"A": a, "B": b})
+
+
+def test_the_issue_example_never_retrieves_a_document_it_did_not_list() -> None:
+    a = pd.DataFrame({"qid": ["1", "1"], "docno": [1.0, np.nan], "score": [2.0, 1.0]})
+    b = pd.DataFrame({"qid": ["1"], "docno": [9.0], "score": [1.0]})
+    with pytest.raises(InputError, match="missing id"):
+        Pool.from_runs({"A": a, "B": b})
+    categorical = a.assign(docno=pd.Categorical(["1", None]))
+    with pytest.raises(InputError, match="missing id"):
+        Pool.from_runs({"A": categorical, "B": b})
+
+
+@pytest.mark.parametrize("missing", MISSING, ids=["None", "NaN", "pd.NA", "NaT"])
+def test_missing_ids_in_qrels_and_count_tables(files: dict[str, Path], missing: object) -> None:
+    pool = Pool.from_runs(files["run"])
+    qrels = pd.DataFrame({"query_id": ["q1", missing], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
+    with pytest.raises(InputError, match="qrels: column 'query_id' has a missing id at row 1"):
+        pool.evaluate(qrels, ["P@2"])
+    table = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", missing], "S_d": [1, 1]})
+    with pytest.raises(InputError, match="missing"):
+        CountTable(table, num_systems=2, depth=10)
+
+
+def test_ids_of_mismatched_kinds_are_normalised_one_way() -> None:
+    # float query and doc ids (1.0, as pandas makes an int column with a gap) name the same as int or str ones
+    run = pd.DataFrame({"query_id": [1.0, 1.0, 2.0], "doc_id": [10.0, 11.0, 10.0], "score": [2.0, 1.0, 1.0]})
+    qrels_int = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 12, 10], "relevance": [1, 1, 1]})
+    qrels_str = qrels_int.astype(str)
+    pool = Pool.from_runs({"r": run})
+    for qrels in (qrels_int, qrels_str):
+        table = pool.evaluate(qrels, ["P@2", "R@2"])
+        assert table.loc["r", "P@2"] == pytest.approx((1 / 2 + 1 / 2) / 2)  # by hand: one relevant in each top 2
+        assert table.loc["r", "R@2"] == pytest.approx((1 / 2 + 1) / 2)
+    assert pool.run("r")["doc_id"].tolist() == ["10", "11", "10"]
+    fractional = pd.DataFrame({"query_id": ["1"], "doc_id": [2.5], "score": [1.0]})
+    assert Pool.from_runs({"f": fractional}).run("f")["doc_id"].tolist() == ["2.5"]
+
+
+def test_labels_beyond_int64_in_frames() -> None:
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "relevance": [10**20]})
+    with pytest.raises(InputError, match=r"64-bit integers, found '100000000000000000000' at row 0"):
+        ir_rarity.io.frames.as_qrels_frame(qrels)
+
+
+def test_missing_ids_cli(tmp_path: Path, files: dict[str, Path]) -> None:
+    # a frame reaches the CLI only through files; a file's empty field is a field-count error (class 2)
+    bad = tmp_path / "bad"
+    bad.write_text("q1 Q0  1 1.0 A\n")
+    assert_cli_error(run_cli("eval", files["qrels"], bad, "-m", "P@1"), "bad:1", "expected 6", "found 5")
+
+
+# ------------------------------------------------------------------------------ 2. field counts
+@pytest.mark.parametrize(("text", "line", "found"), [
+    ("q1 Q0 d1 1 3.0 A 7\nq1 Q0 d2 2 2.0 A 5\n", 1, 7),   # the issue's example: sixth field numeric
+    ("q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A 5\n", 2, 7),
+    ("q1 Q0 d1 1 3.0\n", 1, 5),
+    ("q1\tQ0\td1\t1\t3.0\tA\tB\n", 1, 7),
+    ("q1 Q0 d1 1 3.0 A\n\nq1  Q0 d2 2 2.0 A x y\n", 3, 8),
+])
+def test_run_lines_have_exactly_six_fields(tmp_path: Path, files: dict[str, Path], text: str, line: int,
+                                           found: int) -> None:
+    bad = tmp_path / "bad"
+    bad.write_text(text)
+    message = rf"bad:{line}: expected 6 whitespace-separated fields, found {found}$"
+    with pytest.raises(InputError, match=message):
+        read_trec_run(bad)
+    assert_cli_error(run_cli("eval", files["qrels"], bad, "-m", "P@2"), f"bad:{line}:", f"found {found}")
+
+
+@pytest.mark.parametrize(("text", "line", "found"), [("q1 0 d1 1\nq1 0 d2 1 0\n", 2, 5), ("q1 d1 1\n", 1, 3),
+                                                     ("q1 0 d1 1 2 3\n", 1, 6)])
+def test_qrels_lines_have_exactly_four_fields(tmp_path: Path, files: dict[str, Path], text: str, line: int,
+                                              found: int) -> None:
+    bad = tmp_path / "badq"
+    bad.write_text(text)
+    with pytest.raises(InputError, match=rf"badq:{line}: expected 4 whitespace-separated fields, found {found}"):
+        read_trec_qrels(bad)
+    assert_cli_error(run_cli("eval", bad, files["run"], "-m", "P@2"), f"badq:{line}:", f"found {found}")
+
+
+_FIELD = st.text(alphabet="abcQ019.-", min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(_FIELD, min_size=0, max_size=9), min_size=1, max_size=6))
+def test_fuzz_field_counts_give_an_error_never_a_value(tmp_path_factory: pytest.TempPathFactory,
+                                                       lines: list[list[str]]) -> None:
+    path = tmp_path_factory.mktemp("fields") / "run"
+    path.write_text("".join(" ".join(fields) + "\n" for fields in lines))
+    counts = [len(f) for f in lines if f]
+    if counts and all(c == 6 for c in counts):
+        try:
+            read_trec_run(path)  # well formed: a value or a clear error about a field
+        except InputError as e:
+            assert "field 5" in str(e)
+        return
+    with pytest.raises(InputError):
+        read_trec_run(path)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["1", "x", None, np.nan, pd.NA, 2.0]), min_size=1, max_size=6),
+       st.integers(0, 1))
+def test_fuzz_frames_with_missing_ids_give_an_error_never_a_value(ids: list[object], which: int) -> None:
+    n = len(ids)
+    frame = pd.DataFrame({"query_id": ["q"] * n, "doc_id": [f"d{i}" for i in range(n)], "score": [1.0] * n})
+    column = "query_id" if which == 0 else "doc_id"
+    frame[column] = pd.Series(ids, dtype=object)
+    has_missing = any(v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) for v in ids)
+    try:
+        pool = Pool.from_runs({"r": frame}, duplicates="first")
+    except InputError as e:
+        assert has_missing and "missing id" in str(e)
+        return
+    assert not has_missing and len(pool.run("r")) > 0
+
+
+# ------------------------------------------------------------------------------ 3. streams
+def test_pipes_and_process_substitution_equal_the_file(files: dict[str, Path]) -> None:
+    expected = run_cli("eval", files["qrels"], files["run"], "-m", "P@1", "-p", "-1")
+    assert expected.returncode == 0 and "1.0" in expected.stdout
+    shell = f'"{BIN / "ir-rarity"}" eval <(cat "{files["qrels"]}") <(cat "{files["run"]}") -m P@1 -p -1'
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].split("\t")[1] == expected.stdout.splitlines()[1].split("\t")[1]
+    piped = subprocess.run([str(BIN / "ir-rarity"), "eval", str(files["qrels"]), "-", "-m", "P@1", "-p", "-1"],
+                           input=gzip.compress(RUN.encode()), capture_output=True, timeout=120)
+    assert piped.returncode == 0 and piped.stdout.decode().splitlines()[1] == "stdin\t1.0"
+    qrels_in = subprocess.run([str(BIN / "ir-rarity"), "eval", "-", str(files["run"]), "-m", "P@1", "-p", "-1"],
+                              input=QRELS.encode(), capture_output=True, timeout=120)
+    assert qrels_in.returncode == 0 and qrels_in.stdout.decode().splitlines()[1] == "run\t1.0"
+
+
+def test_a_long_stream_is_read_whole(tmp_path: Path) -> None:
+    lines = "".join(f"q1 Q0 d{i} {i} {1e6 - i} A\n" for i in range(20000))  # well beyond 8 KiB
+    source = tmp_path / "lines"
+    source.write_text(lines)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["bash", "-c", f'cat "{source}" > "{fifo}"'])  # blocks until the reader opens it
+    frame = read_trec_run(fifo)
+    writer.wait(timeout=30)
+    assert len(frame) == 20000 and frame["doc_id"].iloc[0] == "d0"
+
+
+# ------------------------------------------------------------------------------ 4. outputs never overwrite inputs
+def test_outputs_never_overwrite_inputs(tmp_path: Path, files: dict[str, Path]) -> None:
+    runs = tmp_path / "tr"
+    runs.mkdir()
+    (runs / "a").write_text(RUN)
+    teams = tmp_path / "teams.csv"
+    teams.write_text("run,team\na,T\n")
+    before = {p: p.read_bytes() for p in (teams, runs / "a", files["qrels"])}
+    link = tmp_path / "link"
+    link.symlink_to(runs / "a")
+    cases = [
+        (("pool", runs, "--teams", teams, "--out", teams), "it is an input file"),
+        (("pool", runs, "--depth", "2", "--judging-pool", runs / "j.csv"), "lies in an input folder"),
+        (("meta", files["qrels"], f"{runs}/*", "--out", runs), "holds inputs"),
+        (("meta", files["qrels"], runs / "a", "--out", runs), "holds inputs"),
+        (("eval", files["qrels"], runs, "-m", "P@1", "-o", runs / "x.tsv"), "lies in an input folder"),
+        (("eval", files["qrels"], f"{runs}/*", "-m", "P@1", "-o", runs / "y"), "matches an input pattern"),
+        (("eval", files["qrels"], runs / "a", "-m", "P@1", "-o", link), "it is an input file"),
+        (("eval", files["qrels"], runs / "a", "-m", "P@1", "-o", files["qrels"]), "it is an input file"),
+        (("eval", files["qrels"], runs / "a", "-m", "P@1", "--teams", teams, "-o", teams), "it is an input file"),
+    ]
+    for args, why in cases:
+        assert_cli_error(run_cli(*args), "refusing to write", why)
+    assert {p: p.read_bytes() for p in before} == before
+    assert sorted(p.name for p in runs.iterdir()) == ["a"]
+
+
+# ------------------------------------------------------------------------------ 5. bounded resources
+def _peak_child_kb(args: list[str]) -> tuple[subprocess.CompletedProcess, int]:
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    return done, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def test_dev_zero_and_a_decompression_bomb_stop_early(tmp_path: Path, files: dict[str, Path]) -> None:
+    bomb = tmp_path / "bomb.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as f:
+        block = b"q1 Q0 d1 1 1.0 A\n" * 65536
+        for _ in range(150):  # 160 MB of lines in about 0.6 MB
+            f.write(block)
+    done, _ = _peak_child_kb([str(BIN / "ir-rarity"), "eval", str(files["qrels"]), str(bomb), "-m", "P@1"])
+    assert_cli_error(done, "bomb.gz", "expanding more than 20 times")
+    done, _ = _peak_child_kb([str(BIN / "ir-rarity"), "eval", str(files["qrels"]), "/dev/zero", "-m", "P@1"])
+    assert_cli_error(done, "/dev/zero", "a line longer than")
+    with pytest.raises(InputError, match="line longer"):
+        read_trec_run("/dev/zero")
+    # children so far (every CLI call of this test session) never went past 500 MB
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 500 * 1024
+
+
+def test_a_saved_pool_declaring_a_huge_array_is_refused_before_allocation(tmp_path: Path,
+                                                                         files: dict[str, Path]) -> None:
+    good = tmp_path / "good.npz"
+    Pool.from_runs(files["run"]).save(good)
+    hostile = tmp_path / "hostile.npz"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(hostile, "w") as dst:
+        for member in src.infolist():
+            data = src.read(member)
+            if member.filename == "score.npy":  # claim 2**40 float64 scores in a member of a few bytes
+                header = io.BytesIO()  # magic and header of a 2**40-element array, then 8 bytes
+                np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                              "shape": (1 << 40,)})
+                data = header.getvalue() + b"\0" * 8
+            dst.writestr(member, data)
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"hostile\.npz: damaged pool file \(member 'score.npy' declares"):
+        Pool.load(hostile)
+    assert time.perf_counter() - start < 5
+    assert_cli_error(run_cli("eval", files["qrels"], files["run"], "--pool", hostile, "-m", "P_rare@1"),
+                     "hostile.npz", "declares")
+
+
+# ------------------------------------------------------------------------------ 6. nothing leaks
+def test_errors_quote_at_most_the_offending_field(tmp_path: Path, files: dict[str, Path]) -> None:
+    secret = tmp_path / "secrets.txt"
+    secret.write_text("root:x:0:0:TOPSECRET-PASSWORD-LINE:/root:/bin/bash\n")
+    long_field = tmp_path / "long"
+    long_field.write_text(f"q1 Q0 d1 1 {'9' * 30}x{'SECRET' * 50} A\n")
+    measure = f"P_rare(pool='{secret}')@1"
+    ir = subprocess.run([str(BIN / "ir_measures"), str(files["qrels"]), str(files["run"]), measure],
+                        capture_output=True, text=True, timeout=120)
+    assert ir.returncode != 0 and "TOPSECRET" not in ir.stderr + ir.stdout
+    for args in (("eval", files["qrels"], secret, "-m", "P@1"), ("eval", secret, files["run"], "-m", "P@1"),
+                 ("eval", files["qrels"], files["run"], "--pool", secret, "-m", "P_rare@1"),
+                 ("eval", files["qrels"], long_field, "-m", "P@1")):
+        done = run_cli(*args)
+        assert_cli_error(done)
+        assert "TOPSECRET" not in done.stderr and done.stderr.count("SECRET") <= 2, done.stderr
+    with pytest.raises(InputError) as caught:
+        read_trec_run(long_field)
+    assert "characters)" in str(caught.value) and len(str(caught.value)) < 200
+
+
+# ------------------------------------------------------------------------------ 7. writes
+def test_replacing_a_file_keeps_its_permissions_and_a_new_file_gets_the_umask(tmp_path: Path) -> None:
+    existing = tmp_path / "out.tsv"
+    existing.write_text("old")
+    existing.chmod(0o640)
+    write_text(existing, "new")
+    assert existing.read_text() == "new" and stat.S_IMODE(existing.stat().st_mode) == 0o640
+    old_mask = os.umask(0o027)
+    try:
+        fresh = write_text(tmp_path / "fresh.tsv", "x")
+    finally:
+        os.umask(old_mask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
+
+
+def test_writing_to_a_symlink_writes_through_it(tmp_path: Path) -> None:
+    target = tmp_path / "real.tsv"
+    target.write_text("old")
+    link = tmp_path / "link.tsv"
+    link.symlink_to(target)
+    write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_sigterm_removes_the_temporary_file(tmp_path: Path) -> None:
+    code = ("import time, sys\n"
+            "from ir_rarity.io.files import write_with\n"
+            "def slow(tmp):\n"
+            "    tmp.write_text('partial')\n"
+            "    print('writing', flush=True)\n"
+            "    time.sleep(30)\n"
+            f"write_with({str(tmp_path / 'out.txt')!r}, slow)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline().strip() == "writing"
+    child.send_signal(signal.SIGTERM)
+    child.wait(timeout=30)
+    assert child.returncode == 128 + signal.SIGTERM
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------ 8. every failure is one line
+def test_unknown_compressions_and_archives(tmp_path: Path, files: dict[str, Path]) -> None:
+    zst = tmp_path / "run.zst"
+    zst.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 20)
+    tar = tmp_path / "run.tar"
+    tar.write_bytes(b"\0" * 257 + b"ustar" + b"\0" * 300)
+    for path, word in ((zst, "zstd"), (tar, "tar archive")):
+        with pytest.raises(InputError, match=word):
+            read_trec_run(path)
+        assert_cli_error(run_cli("eval", files["qrels"], path, "-m", "P@1"), path.name, word)
+    for module, suffix in (("bz2", "bz2"), ("lzma", "xz")):
+        packed = tmp_path / f"run.{suffix}"
+        packed.write_bytes(__import__(module).compress(RUN.encode()))
+        assert read_trec_run(packed).equals(read_trec_run(files["run"]))
+
+
+def test_unreadable_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, Path]) -> None:
+    folder = tmp_path / "locked"
+    folder.mkdir()
+
+    def refuse(self: Path) -> object:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "iterdir", refuse)  # the tests run as root, where chmod does not lock anyone out
+    with pytest.raises(InputError, match="locked: cannot be read \\(Permission denied\\)"):
+        Pool.from_runs(folder)
+
+
+def test_not_a_pool_file(tmp_path: Path, files: dict[str, Path]) -> None:
+    npy = tmp_path / "array.npy"
+    np.save(npy, np.arange(3))
+    text = tmp_path / "text.npz"
+    text.write_text("hello")
+    for path in (npy, text):
+        with pytest.raises(InputError, match="not an ir_rarity pool file"):
+            Pool.load(path)
+
+
+def test_bad_count_tables(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "S_d": [1.5]})
+    with pytest.raises(InputError, match="whole numbers"):
+        CountTable(frame, num_systems=3, depth=10)
+    with pytest.raises(ParameterError, match="depth must be a positive integer"):
+        CountTable(frame.assign(S_d=1), num_systems=3, depth=0)
+    path = tmp_path / "counts.parquet"
+    CountTable(frame.assign(S_d=1), num_systems=3, depth=10).to_parquet(path)
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = {**table.schema.metadata, b"ir_rarity.depth": b"0"}
+    pq.write_table(table.replace_schema_metadata(meta), tmp_path / "zero.parquet")
+    with pytest.raises(InputError, match=r"zero\.parquet: depth must be a positive integer"):
+        CountTable.read_parquet(tmp_path / "zero.parquet")
+
+
+def test_a_list_where_a_measure_is_expected(files: dict[str, Path]) -> None:
+    from ir_rarity.meta import system_count_robustness
+
+    pool = Pool.from_runs([files["run"]])
+    with pytest.raises(ParameterError, match=r"expected a measure .* got list"):
+        system_count_robustness(pool, read_trec_qrels(files["qrels"]), ["P_rare@100"])  # type: ignore[arg-type]
+
+
+def test_an_ir_datasets_id_that_cannot_be_fetched(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    import ir_datasets
+
+    class Offline:
+        def has_qrels(self) -> bool:
+            return True
+
+        def qrels_iter(self) -> object:
+            raise ConnectionError("no network here")
+
+    monkeypatch.setattr(ir_datasets, "load", lambda dataset_id: Offline())
+    with pytest.raises(InputError, match="could not be fetched \\(ConnectionError\\); give a local qrels file"):
+        Pool.from_runs(files["run"]).evaluate("some/dataset", ["P@1"])
+    with pytest.raises(RarityError, match="nor an ir_datasets dataset"):
+        monkeypatch.undo()
+        Pool.from_runs(files["run"]).evaluate("no-such-dataset-id/anywhere", ["P@1"])
+    assert_cli_error(run_cli("eval", "no-such-dataset-id/anywhere", files["run"], "-m", "P@1"),
+                     "nor an ir_datasets dataset")

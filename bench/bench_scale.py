@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import ir_measures
@@ -31,6 +32,8 @@ import ir_rarity
 from ir_rarity import Pool
 from ir_rarity.meta import discriminative_power, per_query_matrix, stability
 from ir_rarity.pool.sources import iter_named_runs
+
+warnings.simplefilter("ignore", ir_rarity.MemberNotice)  # R3 evaluates campaign runs: each is its member
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_RUNS = str(HERE.parent.parent / "shared" / "data" / "trec-covid-round1" / "runs" / "*.gz")

@@ -136,7 +136,7 @@ def test_output_is_atomic_and_refuses_inputs(hand_files, tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
     before = hand_files["A"].read_text()
     assert main([*args, "--output", str(hand_files["A"])]) == 2
-    assert "refusing to write over an input file" in capsys.readouterr().err
+    assert "refusing to write --output there: it is an input file" in capsys.readouterr().err
     assert hand_files["A"].read_text() == before
     result = run_cli("eval", hand_files["qrels"], tmp_path / "*", "-m", "P@2", "--output", hand_files["qrels"])
     assert_cli_error(result, "refusing")

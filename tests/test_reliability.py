@@ -290,14 +290,14 @@ def test_inputs_are_never_changed(files) -> None:
 def test_outputs_never_overwrite_inputs(files, tmp_path: Path) -> None:
     before = digest(list(files.values()))
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], files["B"], "-m", "P@2", "--output", files["qrels"]),
-                     "refusing to write over an input file")
+                     "it is an input file")
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], "-m", "P@2", "-o", files["A"]), "refusing")
     link = tmp_path / "link"
     link.symlink_to(files["B"])
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], files["B"], "-m", "P@2", "-o", link), "refusing")
     renamed = tmp_path / "A.csv"
     renamed.write_text(RUN_A)
-    assert_cli_error(run_cli("pool", renamed, files["B"], "--out", renamed), "refusing to write over an input file")
+    assert_cli_error(run_cli("pool", renamed, files["B"], "--out", renamed), "it is an input file")
     assert_cli_error(run_cli("pool", tmp_path / "?.csv", "--judging-pool", renamed, "--depth", "2"), "refusing")
     assert_cli_error(run_cli("meta", files["qrels"], tmp_path, "--out", tmp_path), "refusing")
     assert digest(list(files.values())) == before and renamed.read_text() == RUN_A

@@ -226,6 +226,7 @@ def test_pool_qrels_relabels_outside_the_pool() -> None:
     judged = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d3"]})
     got = pool_qrels(TINY_QRELS, judged)
     assert got["relevance"].tolist() == [0, 0, 1, 0]
+    assert pool_qrels(TINY_QRELS, judged, drop=True)["doc_id"].tolist() == ["d3"]
 
 
 def test_report_files(tmp_path: Path, tiny: tuple[Pool, Candidates]) -> None:

@@ -37,20 +37,25 @@ from ir_rarity.pooling.simulate import Simulation, _progress
 __all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
 
 
-def pool_qrels(qrels: Any, judged: pd.DataFrame) -> pd.DataFrame:
+def pool_qrels(qrels: Any, judged: pd.DataFrame, drop: bool = False) -> pd.DataFrame:
     """The qrels as a campaign that judged only ``judged`` would have them.
 
     Args:
         qrels: The full judgments.
         judged: The simulated pool: a frame with ``query_id, doc_id``.
+        drop: Drop the judgments outside ``judged`` instead of setting their label to 0. Needed where "judged"
+            matters (``judged_only=True``, ``Judged@k``); topics left without a judgment then leave the means.
 
     Returns:
-        The qrels frame with label 0 for every judgment of a document outside ``judged`` (see the module).
+        The qrels frame with label 0 for every judgment of a document outside ``judged`` (see the module), or
+        without those judgments.
 
     """
     frame = as_qrels_frame(qrels).copy()
     pairs = pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]].astype(str))
     inside = pairs.isin(pd.MultiIndex.from_frame(judged[["query_id", "doc_id"]].astype(str)))
+    if drop:
+        return frame.loc[inside].reset_index(drop=True)
     frame.loc[~inside, "relevance"] = 0
     return frame
 

@@ -163,9 +163,10 @@ def simulate(pool: Pool, qrels: Any, strategies: Sequence[str | Strategy], budge
         raise ParameterError(f"a pooling strategy is given twice: {names}")
     budget_list = check_budgets(budgets)
     candidates = Candidates.from_pool(pool, qrels, depth=depth, rel=rel)
+    limit = int(topic_budgets(budget_list[-1], candidates.n_topics, total).max())
     orders: dict[str, JudgingOrder] = {}
     for strategy in _progress(parsed, progress, "strategies"):
-        orders[str(strategy)] = strategy.order(candidates, seed=seed)
+        orders[str(strategy)] = strategy.order(candidates, seed=seed, limit=limit)
     return Simulation(candidates, orders, budget_list, total=total, seed=seed)
 
 

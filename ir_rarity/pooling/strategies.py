@@ -127,8 +127,16 @@ class Strategy(abc.ABC):
         """The strategy's parameters."""
 
     @abc.abstractmethod
-    def order(self, candidates: Candidates, seed: int = 0) -> JudgingOrder:
-        """The judging order of every topic's candidates (``seed`` breaks ties of adaptive strategies)."""
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """The judging order of every topic's candidates.
+
+        Args:
+            candidates: What to order.
+            seed: Breaks ties between runs of adaptive strategies.
+            limit: Only the first ``limit`` documents of each topic are needed (adaptive strategies stop there;
+                non-adaptive ones order everything, at no extra cost worth saving).
+
+        """
 
     def __str__(self) -> str:
         params = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params().items()
@@ -164,7 +172,7 @@ class DepthK(Strategy):
         """``k``."""
         return {"k": self.k}
 
-    def order(self, candidates: Candidates, seed: int = 0) -> JudgingOrder:
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
         """See the class."""
         best = np.full(candidates.n_docs, np.iinfo(np.int64).max, dtype=np.int64)
         np.minimum.at(best, candidates.doc, candidates.rank)
@@ -194,7 +202,7 @@ class RBP(Strategy):
         return np.bincount(candidates.doc, weights=(1 - self.p) * self.p ** candidates.rank.astype(np.float64),
                            minlength=candidates.n_docs)
 
-    def order(self, candidates: Candidates, seed: int = 0) -> JudgingOrder:
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
         """See the class."""
         return _from_scores(str(self), candidates, np.ones(candidates.n_docs, dtype=bool), self.weights(candidates))
 
@@ -216,7 +224,7 @@ class RRF(Strategy):
         """``k``."""
         return {"k": self.k}
 
-    def order(self, candidates: Candidates, seed: int = 0) -> JudgingOrder:
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
         """See the class."""
         score = np.bincount(candidates.doc, weights=1.0 / (self.k + candidates.rank + 1.0),
                             minlength=candidates.n_docs)
@@ -249,7 +257,7 @@ class RarityRBP(Strategy):
         """``beta`` and ``p``."""
         return {"beta": self.beta, "p": self.p}
 
-    def order(self, candidates: Candidates, seed: int = 0) -> JudgingOrder:
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
         """See the class."""
         weight = RBP(self.p).weights(candidates)
         score = weight / candidates.retrieved_by().astype(np.float64) ** self.beta
@@ -262,8 +270,8 @@ class _Adaptive(Strategy):
 
     ADAPTIVE = True
 
-    def order(self, candidates: Candidates, seed: int = 0) -> JudgingOrder:
-        """Judge every topic's candidates, one judgment at a time, in the order the strategy picks."""
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """Judge every topic's candidates (or its first ``limit``), one judgment at a time, as the strategy picks."""
         rng = np.random.default_rng(seed)
         relevant = candidates.doc_relevant()
         # Rows by (topic, run, rank): each run's ranked list for a topic is one contiguous slice.
@@ -274,17 +282,17 @@ class _Adaptive(Strategy):
         for t in range(candidates.n_topics):
             lo, hi = bounds[t], bounds[t + 1]
             tie_rank = rng.permutation(candidates.n_runs)  # drawn for every topic, so a topic's order is seeded
-            ordered.append(self._topic(run[lo:hi], doc[lo:hi], relevant, candidates.n_runs, tie_rank))
+            ordered.append(self._topic(run[lo:hi], doc[lo:hi], relevant, candidates.n_runs, tie_rank, limit))
         docs = np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int64)
         return JudgingOrder(str(self), candidates, docs, _positions(candidates.doc_topic[docs]))
 
     def _topic(self, run: np.ndarray, doc: np.ndarray, relevant: np.ndarray, n_runs: int,
-               tie_rank: np.ndarray) -> np.ndarray:
+               tie_rank: np.ndarray, limit: int | None) -> np.ndarray:
         starts = np.searchsorted(run, np.arange(n_runs + 1))
         lists = [doc[starts[r]:starts[r + 1]].tolist() for r in range(n_runs)]
         pointer = [0] * n_runs
         judged: set[int] = set()
-        n_docs = len(np.unique(doc))
+        n_docs = len(np.unique(doc)) if limit is None else min(int(limit), len(np.unique(doc)))
         # An arm's preference: the strategy's value, ties to the arm drawn first; exhausted arms get -inf.
         tie = -tie_rank.astype(np.float64) / (n_runs + 1.0)  # in (-1, 0]: below any gap between values
         state = self._start(n_runs)

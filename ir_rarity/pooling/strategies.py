@@ -299,7 +299,6 @@ class _Adaptive(Strategy):
         value = self._values(state) + tie
         value[[r for r in range(n_runs) if not lists[r]]] = -np.inf
         out: list[int] = []
-        rel = relevant
         while len(out) < n_docs:
             arm = int(np.argmax(value))
             items, p = lists[arm], pointer[arm]
@@ -313,7 +312,7 @@ class _Adaptive(Strategy):
             pointer[arm] = p + 1
             judged.add(d)
             out.append(d)
-            value[arm] = self._update(state, arm, bool(rel[d])) + tie[arm]
+            value[arm] = self._update(state, arm, bool(relevant[d])) + tie[arm]
             if pointer[arm] == len(items):
                 value[arm] = -np.inf
         return np.asarray(out, dtype=np.int64)

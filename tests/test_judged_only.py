@@ -94,3 +94,16 @@ def test_incomplete_judgments_readings(shallow: tuple[Pool, pd.DataFrame]) -> No
     rare = pool.evaluate(qrels, ["P_rare(alpha=0.5,judged_only=True)@10"]).loc[names].iloc[:, 0]
     got = table[table["measure"] == "P_rare(alpha=0.5)@10"].set_index("run")["judged_only"]
     np.testing.assert_allclose(got.to_numpy(), rare.to_numpy())
+
+
+def test_judged_only_for_a_newcomer(shallow: tuple[Pool, pd.DataFrame]) -> None:
+    pool, qrels = shallow
+    name = pool.names[0]
+    others = pool.subset(pool.names[1:])
+    measures = parse_measures(["AP_rare(alpha=0,judged_only=True)", "P_rare(alpha=0.5,judged_only=True)@10"])
+    newcomer = others.evaluate(qrels, measures, runs={name: pool.run(name)})
+    ap = ir_measures.calc_aggregate([ir_measures.AP(judged_only=True)], qrels, pool.run(name))
+    assert newcomer.iloc[0, 0] == pytest.approx(ap[ir_measures.AP(judged_only=True)])
+    # As a newcomer to the other 35 runs it counts in S (35 + 1) and in S_d: the same value as a member of all 36.
+    member = pool.evaluate(qrels, measures).loc[name]
+    assert newcomer.iloc[0, 1] == pytest.approx(member.iloc[1], rel=1e-12)

@@ -31,5 +31,3 @@ def test_pooling_command_refuses_to_write_over_inputs(hand_files: dict[str, Path
     assert_cli_error(run_cli("pooling", hand_files["qrels"], *runs, "--out", hand_files["A"]), "not a folder")
     assert_cli_error(run_cli("pooling", hand_files["qrels"], *runs, "--out", tmp_path / "r", "--strategies", "x"),
                      "unknown pooling strategy")
-    assert_cli_error(run_cli("pooling", hand_files["qrels"], *runs, "--out", tmp_path / "r", "--budgets", "0"),
-                     "budget")

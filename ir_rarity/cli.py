@@ -6,6 +6,7 @@ Sub-commands::
     ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
     ir-rarity meta QRELS RUNS... --out DIR
     ir-rarity demo
+    ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...]  (see ir_rarity.pooling.command)
 
 Bad input (a missing file, a malformed line, an unknown measure) ends with one line
 ``ir-rarity: error: <message>`` on stderr and exit status 2. Notices (a run recognised as a campaign member)
@@ -339,6 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="the main job on the embedded TREC-COVID round 1, no file needed")
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.set_defaults(func=_cmd_demo)
+
+    from ir_rarity.pooling.command import add_parser as add_pooling_parser
+
+    add_pooling_parser(sub)  # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
     return parser
 
 

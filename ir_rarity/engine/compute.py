@@ -175,6 +175,8 @@ def compute(measure: Any, rows: Rows) -> np.ndarray:
     if not is_engine_measure(measure):
         raise ParameterError(f"{measure} is not an ir_rarity measure; the engine computes {sorted(KERNELS)}")
     measure.validate_params()
+    if "judged_only" in measure.SUPPORTED_PARAMS and measure["judged_only"]:
+        rows = rows.judged_only()
     values = KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
     if getattr(measure, "SCORES_EMPTY_RANKINGS", False):
         return values

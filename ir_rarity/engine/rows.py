@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
-from ir_rarity.engine.qrels import EncodedQrels, is_relevant
+from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
 
 __all__ = ["CountsAt", "KeyCounts", "ProbabilitiesAt", "Rows"]
 
@@ -92,3 +92,29 @@ class Rows:
         """1-based position of each row among its cell's relevant rows at ``rel`` (shared by the ASL family)."""
         return self._cached(("positions", rel), lambda: asl_kernel.relevant_positions(
             self.relevant(rel), self.cell(), self.rank))
+
+    def judged_only(self) -> Rows:
+        """These rows without the unjudged ones, re-ranked 0, 1, 2, ... within each cell (computed once).
+
+        What a ``judged_only=True`` measure scores: the ranking with every document the qrels do not judge removed
+        (as trec_eval's ``-J`` and ir_measures' ``judged_only``). S_d of each kept row stays as counted in the
+        campaign (the filter changes what is scored, not who retrieved what); ``present`` is unchanged, so a
+        ranking of unjudged documents only scores 0, not the measure's default for a missing query.
+        """
+        return self._cached(("judged_only",), self._make_judged_only)
+
+    def _make_judged_only(self) -> Rows:
+        keep = self.label != UNJUDGED
+        cell = self.cell()[keep]
+        start = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, dtype=np.int64)
+        rank = np.arange(len(cell), dtype=np.int64) - np.repeat(start, np.diff(np.r_[start, len(cell)]))
+        counts_at = self.counts_at
+
+        def kept_counts(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+            s_d, n_systems = counts_at(depth)
+            return s_d[keep], n_systems
+
+        return Rows(run=self.run[keep], query=self.query[keep], rank=rank.astype(self.rank.dtype),
+                    key=self.key[keep], label=self.label[keep], present=self.present, n_runs=self.n_runs,
+                    qrels=self.qrels, counts_at=kept_counts, key_counts=self.key_counts,
+                    probabilities_at=self.probabilities_at)

@@ -143,6 +143,9 @@ def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[s
                                     "IDF-like log(S/S_d)/log(S) in [0, 1]"),
         "alpha_per_topic": ParamInfo(dtype=bool, default=False,
                                      desc="use alpha = 1/N_R per query (0 when N_R = 0) instead of one alpha"),
+        "judged_only": ParamInfo(dtype=bool, default=False,
+                                 desc="remove unjudged documents from each ranking before scoring (as ir_measures' "
+                                      "AP(judged_only=True)); S_d stays as counted in the pool"),
     }
 
 

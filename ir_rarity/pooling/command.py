@@ -1,0 +1,158 @@
+"""The ``ir-rarity pooling`` sub-command: simulate judging strategies on a finished campaign and write a report.
+
+::
+
+    ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...] [--total] [--depth K]
+                      [-m MEASURE...] [--loto-teams N|all] [--leaderboard CSV] [--incomplete] [--no-plots]
+
+The report folder gets CSVs, PNG curves and ``summary.md`` (:func:`ir_rarity.pooling.report.write_report`).
+The folder may not be, nor contain, an input file. Progress bars appear on stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ir_rarity.errors import InputError, MemberNotice, ParameterError
+
+__all__ = ["DEFAULT_BUDGETS", "DEFAULT_MEASURES", "DEFAULT_STRATEGIES", "add_parser", "run"]
+
+DEFAULT_STRATEGIES = ["depth", "rbp(p=0.8)", "rrf(k=60)", "mtf", "mmns(gamma=0.9)", "rarity(beta=0.5,p=0.8)"]
+DEFAULT_BUDGETS = [10, 20, 50, 100]
+DEFAULT_MEASURES = ["P@10", "AP", "P_rare(alpha=0.5)@10", "AP_rare(alpha=0.5)"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``pooling`` to the ``ir-rarity`` sub-command parsers; returns its parser."""
+    p = subparsers.add_parser(
+        "pooling", help="simulate pooling strategies on a finished campaign (relevant found, reusability)",
+        description="Simulate judging strategies with QRELS as the oracle (a document outside them counts as "
+                    "non-relevant) and write tables, curves and a markdown summary into --out.")
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id (the oracle)")
+    p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
+    p.add_argument("--out", metavar="DIR", required=True, help="report folder (created; never an input)")
+    p.add_argument("--strategies", metavar="S", nargs="+", default=DEFAULT_STRATEGIES,
+                   help="depth[(k=K)] rbp(p=P) rrf(k=K) mtf mmns(gamma=G) rarity(beta=B,p=P) (default: all six)")
+    p.add_argument("--budgets", metavar="B", nargs="+", type=int, default=DEFAULT_BUDGETS,
+                   help="judgments per topic (default 10 20 50 100)")
+    p.add_argument("--total", action="store_true", help="budgets are totals over all topics, shared equally")
+    p.add_argument("--depth", type=int, help="only the runs' top K documents are candidates (default whole runs)")
+    p.add_argument("--rel", type=int, default=1, help="minimum label counted as relevant (1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the adaptive strategies' tie-breaking (0)")
+    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", default=DEFAULT_MEASURES,
+                   help="measures of the reusability study (default P@10 AP P_rare(alpha=0.5)@10 AP_rare(alpha=0.5))")
+    p.add_argument("--loto-teams", metavar="N", default="0",
+                   help="leave-one-team-out for the N teams with most unique relevant documents, 'all', or 0 "
+                        "(default 0: skip; each team costs one evaluation per strategy and budget)")
+    p.add_argument("--no-reusability", action="store_true", help="skip the reusability study")
+    p.add_argument("--leaderboard", metavar="CSV",
+                   help="compare S_d from the runs the leaderboard marks as contributing with S_d from all runs")
+    p.add_argument("--official-column", default="contributed judgments",
+                   help="the leaderboard's column marking contributing runs (default 'contributed judgments')")
+    p.add_argument("--incomplete", action="store_true",
+                   help="per-run values, judged-only values, values with unjudged as relevant, Judged@10")
+    p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
+    p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
+    p.add_argument("--duplicates", choices=("error", "first"), default="error",
+                   help="a document listed twice for a query: refuse the run (default) or keep the first")
+    p.set_defaults(func=run)
+    return p
+
+
+def _inputs(args: argparse.Namespace) -> list[Path]:
+    from ir_rarity.pool.sources import expand_run_paths
+
+    paths = [Path(args.qrels)]
+    for spec in args.runs:
+        try:
+            paths += expand_run_paths(spec)
+        except InputError:
+            paths.append(Path(spec))
+    for extra in (args.leaderboard, args.teams):
+        if extra:
+            paths.append(Path(extra if Path(extra).exists() else extra.rsplit(":", 1)[0]))
+    return paths
+
+
+def check_out_folder(out: str, inputs: list[Path]) -> None:
+    """Refuse an output folder that is a file, is an input, or contains one (one-line :class:`InputError`)."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise InputError("exists and is not a folder, expected the report folder", out)
+    target = os.path.realpath(folder)
+    for p in inputs:
+        if not p.exists():
+            continue
+        real = os.path.realpath(p)
+        if real == target or real.startswith(target.rstrip(os.sep) + os.sep):
+            raise InputError(f"refusing to write the report where an input lives ({p})", out)
+
+
+def _loto_teams(pool: Any, qrels: Any, depth: int, spec: str) -> list[str] | None:
+    """The teams to leave out: ``all`` (None), or the N with most unique relevant documents ([] for 0)."""
+    if spec.strip().lower() == "all":
+        return None
+    try:
+        n = int(spec)
+    except ValueError:
+        raise ParameterError(f"--loto-teams must be a number or 'all', got {spec!r}") from None
+    if n < 0:
+        raise ParameterError(f"--loto-teams must be >= 0, got {n}")
+    if n == 0:
+        return []
+    from ir_rarity.campaign import unique_relevant
+
+    counts = unique_relevant(pool, qrels, depth, by="team").counts
+    ranked = sorted(counts.index, key=lambda t: (-int(counts[t]), str(t)))
+    return [str(t) for t in ranked[:n]]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sub-command (errors are raised; ``ir-rarity`` prints them as one line)."""
+    from ir_rarity.checks import check_depth
+    from ir_rarity.io.frames import as_qrels_frame
+    from ir_rarity.pool.pool import Pool
+    from ir_rarity.pool.teams import read_teams
+    from ir_rarity.pooling.incomplete import incomplete_judgments
+    from ir_rarity.pooling.report import found_table, write_report
+    from ir_rarity.pooling.reusability import contributing_runs, official_vs_all, reusability
+    from ir_rarity.pooling.simulate import check_budgets, simulate
+    from ir_rarity.pooling.strategies import parse_strategy
+    from ir_rarity.tables import render_frame
+
+    check_out_folder(args.out, _inputs(args))
+    depth = check_depth(args.depth, "--depth", allow_none=True)
+    strategies = [parse_strategy(s) for s in args.strategies]
+    budgets = check_budgets(args.budgets)
+    from ir_rarity.measures.parse import parse_measures
+
+    measures = parse_measures(args.measures)
+    show = sys.stderr.isatty()
+    qrels = as_qrels_frame(args.qrels)
+    team_map = read_teams(args.teams) if args.teams else None
+    runs_spec: Any = args.runs[0] if len(args.runs) == 1 else list(args.runs)
+    pool = Pool.from_runs(runs_spec, teams=team_map, duplicates=args.duplicates)
+    sim = simulate(pool, qrels, strategies, budgets, total=args.total, depth=depth, rel=args.rel,
+                   seed=args.seed, progress=show)
+    reuse = official = incomplete = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MemberNotice)
+        if not args.no_reusability:
+            loto_depth = depth if depth is not None else int(pool.encoded.rank.max()) + 1
+            teams = _loto_teams(pool, qrels, loto_depth, args.loto_teams)
+            reuse = reusability(sim, pool, qrels, measures, depth=depth, loto=teams != [], teams=teams,
+                                progress=show)
+        if args.leaderboard:
+            official = official_vs_all(pool, qrels, measures,
+                                       contributing_runs(args.leaderboard, args.official_column))
+        if args.incomplete:
+            incomplete = incomplete_judgments(pool, qrels, measures)
+    summary = write_report(args.out, sim, reuse, official, incomplete, plots=not args.no_plots)
+    print(render_frame(found_table(sim), "markdown", 0, caption=f"Relevant documents found ({sim.describe()})"))
+    print(f"ir-rarity: pooling: report in {summary}", file=sys.stderr)
+    return 0

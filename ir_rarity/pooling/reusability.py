@@ -1,0 +1,191 @@
+r"""Reusability of simulated pools, and S_d from the official runs only.
+
+**Reusability** (seed 003, pooling bias; Zobel's leave-one-out test). For a strategy and budget, every run is
+scored with the qrels restricted to the simulated pool: a judged document outside it counts as unjudged, that
+is non-relevant. Its label is set to 0 rather than the judgment dropped, so every topic keeps its place in the
+means (for P, AP, nDCG and the rarity measures the two are the same, as in
+:func:`ir_rarity.campaign.leave_one_team_out`). The ranking of the runs is compared with the ranking under the
+full qrels by Kendall's tau-b and tau_AP (:mod:`ir_rarity.meta.stats`), and the leave-one-team-out test is run on
+the restricted qrels: a team's relevant documents in that pool that no other team retrieved (within the
+candidates' depth) are made non-relevant and its runs are scored as newcomers to the other teams' pool; the
+mean and maximum rank drop of the left-out runs say how much the pool penalises a system that did not help
+build it.
+
+**Official vs additional runs** (seed 000, section 5.4). S_d from the runs that contributed to judging only, every
+run scored against that pool (the official runs as members, the others each as a newcomer: the one evaluation
+rule), compared with S_d from all runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.campaign import leave_one_team_out
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.base import higher_is_better
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.meta.stats import kendall_tau, tau_ap
+from ir_rarity.pool.pool import Pool
+from ir_rarity.pooling.simulate import Simulation, _progress
+
+__all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
+
+
+def pool_qrels(qrels: Any, judged: pd.DataFrame, drop: bool = False) -> pd.DataFrame:
+    """The qrels as a campaign that judged only ``judged`` would have them.
+
+    Args:
+        qrels: The full judgments.
+        judged: The simulated pool: a frame with ``query_id, doc_id``.
+        drop: Drop the judgments outside ``judged`` instead of setting their label to 0. Needed where "judged"
+            matters (``judged_only=True``, ``Judged@k``); topics left without a judgment then leave the means.
+
+    Returns:
+        The qrels frame with label 0 for every judgment of a document outside ``judged`` (see the module), or
+        without those judgments.
+
+    """
+    frame = as_qrels_frame(qrels).copy()
+    pairs = pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]].astype(str))
+    inside = pairs.isin(pd.MultiIndex.from_frame(judged[["query_id", "doc_id"]].astype(str)))
+    if drop:
+        return frame.loc[inside].reset_index(drop=True)
+    frame.loc[~inside, "relevance"] = 0
+    return frame
+
+
+def _depth_of(sim: Simulation, pool: Pool, depth: int | None) -> int:
+    if depth is not None:
+        return depth
+    return int(pool.encoded.rank.max()) + 1 if pool.encoded.n_rows else 1
+
+
+def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth: int | None = None,
+                loto: bool = True, teams: Iterable[str] | None = None, progress: bool = False) -> pd.DataFrame:
+    """Rank correlation with the full-qrels ranking and leave-one-team-out rank drops, per strategy and budget.
+
+    Args:
+        sim: The simulation (its strategies and budgets).
+        pool: The campaign it was run on.
+        qrels: The full qrels (the oracle of the simulation).
+        measures: Measures to rank runs by (objects or ir_measures strings): P@k, AP, rarity measures...
+        depth: The depth the candidates were cut at (None: whole runs); a document is a team's own when no
+            other team has it within this depth.
+        loto: Run the leave-one-team-out test (one evaluation per team: the slow part).
+        teams: Teams to leave out (default: every team of the pool).
+        progress: Show a progress bar over (strategy, budget) pairs.
+
+    Returns:
+        One row per (strategy, budget, measure): ``strategy, budget, judged, measure, tau`` (Kendall tau-b),
+        ``tau_ap`` (full-qrels ranking as reference), and with ``loto`` ``loto_mean_drop, loto_max_drop``
+        (mean and maximum rank change of the left-out teams' runs; positive: the run falls).
+
+    """
+    measure_list = parse_measures(measures)
+    full_qrels = as_qrels_frame(qrels)
+    full = pool.evaluate(full_qrels, measure_list)
+    loto_depth = _depth_of(sim, pool, depth)
+    team_list = None if teams is None else list(teams)
+    cells = [(s, b) for s in sim.orders for b in sim.budgets]
+    rows = []
+    for strategy, budget in _progress(cells, progress, "reusability"):
+        judged = sim.orders[strategy].frame(sim.per_topic(budget))
+        restricted = pool_qrels(full_qrels, judged)
+        scores = pool.evaluate(restricted, measure_list)
+        drops = (leave_one_team_out(pool, restricted, measure_list, loto_depth, teams=team_list)
+                 if loto else None)
+        for m in measure_list:
+            name, hib = str(m), higher_is_better(m)
+            row: dict[str, Any] = {"strategy": strategy, "budget": budget, "judged": len(judged), "measure": name,
+                                   "tau": kendall_tau(scores[name], full[name], higher_is_better=hib),
+                                   "tau_ap": tau_ap(scores[name], full[name], higher_is_better=hib)}
+            if drops is not None:
+                change = drops.loc[drops["measure"] == name, "rank_change"].to_numpy(np.float64)
+                row["loto_mean_drop"] = float(change.mean()) if len(change) else 0.0
+                row["loto_max_drop"] = float(change.max()) if len(change) else 0.0
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    table.attrs["pool"] = full.attrs.get("pool", {})
+    return table
+
+
+def contributing_runs(leaderboard: Any, column: str = "contributed judgments") -> list[str]:
+    """Runs a leaderboard marks as having contributed to judging (``yes``/``true``/``1`` in ``column``).
+
+    Args:
+        leaderboard: A CSV path (columns ``run`` and ``column``) or a DataFrame.
+        column: The column saying whether the run contributed.
+
+    Raises:
+        InputError: the file lacks a ``run`` or ``column`` column.
+
+    """
+    frame = leaderboard if isinstance(leaderboard, pd.DataFrame) else pd.read_csv(Path(leaderboard), dtype=str)
+    source = "leaderboard" if isinstance(leaderboard, pd.DataFrame) else str(leaderboard)
+    for needed in ("run", column):
+        if needed not in frame.columns:
+            raise InputError(f"no column {needed!r} (columns: {', '.join(map(str, frame.columns))})", source)
+    flag = frame[column].astype(str).str.strip().str.lower().isin(["yes", "y", "true", "1"])
+    return [str(r) for r in frame.loc[flag, "run"]]
+
+
+def official_vs_all(pool: Pool, qrels: Any, measures: Any, official: Sequence[str]) -> tuple[pd.DataFrame,
+                                                                                            pd.DataFrame]:
+    """Scores and ranks of every run with S_d from the official runs only, against S_d from all runs.
+
+    The official runs form the pool (``pool.subset(official)``) and are scored as its members; every other run
+    is scored against it as a newcomer (S + 1, its own documents counted in S_d), by the one evaluation rule.
+
+    Args:
+        pool: The campaign of all runs.
+        qrels: Its judgments.
+        measures: Measures (rarity measures are the ones S_d changes; standard ones stay equal).
+        official: Names of the runs that contributed to judging.
+
+    Returns:
+        ``(runs, summary)``: per (run, measure) ``run, official, measure, score_all, score_official, rank_all,
+        rank_official, rank_change`` (positive: the run falls when S_d comes from the official runs); per
+        measure ``measure, tau, tau_ap, mean_abs_rank_change, max_rank_change, min_rank_change``.
+
+    Raises:
+        ParameterError: fewer than two official runs, or none left over.
+
+    """
+    official = list(dict.fromkeys(str(n) for n in official))
+    unknown = [n for n in official if n not in pool]
+    if unknown:
+        raise ParameterError(f"official run(s) not in the pool: {unknown[:5]}")
+    others = [n for n in pool.names if n not in set(official)]
+    if len(official) < 2 or not others:
+        raise ParameterError(f"need at least two official runs and one other; got {len(official)} and "
+                             f"{len(others)}")
+    measure_list = parse_measures(measures)
+    frame = as_qrels_frame(qrels)
+    everyone = pool.evaluate(frame, measure_list)
+    sub = pool.subset(official)
+    members = sub.evaluate(frame, measure_list)
+    newcomers = sub.evaluate(frame, measure_list, runs={n: pool.run(n) for n in others})
+    against = pd.concat([members, newcomers]).loc[pool.names]
+    parts, summary = [], []
+    for m in measure_list:
+        name, hib = str(m), higher_is_better(m)
+        rank_all = everyone[name].rank(ascending=not hib, method="min").astype(int)
+        rank_off = against[name].rank(ascending=not hib, method="min").astype(int)
+        change = rank_off - rank_all
+        parts.append(pd.DataFrame({"run": pool.names, "official": [n in set(official) for n in pool.names],
+                                   "measure": name, "score_all": everyone[name].to_numpy(),
+                                   "score_official": against[name].to_numpy(), "rank_all": rank_all.to_numpy(),
+                                   "rank_official": rank_off.to_numpy(), "rank_change": change.to_numpy()}))
+        summary.append({"measure": name, "tau": kendall_tau(against[name], everyone[name], higher_is_better=hib),
+                        "tau_ap": tau_ap(against[name], everyone[name], higher_is_better=hib),
+                        "mean_abs_rank_change": float(change.abs().mean()), "max_rank_change": int(change.max()),
+                        "min_rank_change": int(change.min())})
+    runs = pd.concat(parts, ignore_index=True)
+    runs.attrs["pool"] = {"official": len(official), "additional": len(others), "all": everyone.attrs.get("pool")}
+    return runs, pd.DataFrame(summary)

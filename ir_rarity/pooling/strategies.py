@@ -1,0 +1,443 @@
+r"""Judging strategies: the order in which each topic's documents are given to the assessors.
+
+A strategy turns :class:`~ir_rarity.pooling.candidates.Candidates` into a :class:`JudgingOrder`: per topic, the
+documents in the order they are judged. The pool at a budget of b judgments per topic is the first b of them.
+
+Non-adaptive strategies score every document from the runs' ranks alone, over whole arrays (no loop per
+document); ties are broken by docno. Adaptive strategies choose the next document from the relevance of those
+already judged (the oracle, :attr:`Candidates.doc_label`); they loop once per judgment and break ties between
+runs by a permutation drawn from ``seed``, so an order is reproducible.
+
+================  ===========================================================================================
+``depth``         depth-k pooling (seed 003): documents by their best rank over the runs (then by how many runs
+                  retrieved them, then docno); with ``k`` only the runs' top k: the depth-k judging pool.
+``rbp``           RBP-weighted: :math:`\sum_r (1-p)\,p^{rank_r(d)-1}` (Moffat, Webber & Zobel, 2007).
+``rrf``           RRF-weighted: :math:`\sum_r 1/(k + rank_r(d))` (Cormack, Clarke & Büttcher, SIGIR 2009).
+``mtf``           move-to-front (Cormack, Palmer & Clarke, SIGIR 1998), adaptive.
+``mmns``          the non-stationary Bayesian bandit MM-NS (Losada, Parapar & Barreiro, IPM 2017), adaptive.
+``rarity``        rarity-aware RBP: :math:`\sum_r (1-p)\,p^{rank_r(d)-1} / S_d^{\beta}` (this package).
+================  ===========================================================================================
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.errors import ParameterError
+from ir_rarity.pooling.candidates import Candidates
+
+__all__ = [
+    "MMNS",
+    "MTF",
+    "RBP",
+    "RRF",
+    "STRATEGIES",
+    "DepthK",
+    "JudgingOrder",
+    "RarityRBP",
+    "Strategy",
+    "parse_strategy",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class JudgingOrder:
+    """Per topic, the documents in the order a strategy judges them.
+
+    Attributes:
+        strategy: The strategy's name (``str(strategy)``).
+        candidates: What was ordered.
+        doc: Documents (indices into ``candidates.doc_key``), sorted by (topic, position).
+        position: 0-based position of each in its topic's order.
+
+    """
+
+    strategy: str
+    candidates: Candidates
+    doc: np.ndarray
+    position: np.ndarray
+
+    @property
+    def topic(self) -> np.ndarray:
+        """Topic of each ordered document."""
+        return self.candidates.doc_topic[self.doc]
+
+    def lengths(self) -> np.ndarray:
+        """Number of documents ordered per topic (a budget beyond it judges them all)."""
+        return np.bincount(self.topic, minlength=self.candidates.n_topics)
+
+    def mask(self, budget: int | np.ndarray | None) -> np.ndarray:
+        """Which ordered documents are judged with ``budget`` judgments per topic (int, one per topic, or None)."""
+        if budget is None:
+            return np.ones(len(self.doc), dtype=bool)
+        limit = np.broadcast_to(np.asarray(budget, dtype=np.int64), (self.candidates.n_topics,))
+        return self.position < limit[self.topic]
+
+    def judged(self, budget: int | np.ndarray | None) -> np.ndarray:
+        """Documents judged with ``budget`` judgments per topic."""
+        return self.doc[self.mask(budget)]
+
+    def frame(self, budget: int | np.ndarray | None = None) -> pd.DataFrame:
+        """The pool at ``budget``: ``query_id, doc_id, position`` (0-based, per topic) and ``in_qrels``."""
+        cands = self.candidates
+        mask = self.mask(budget)
+        docs = self.doc[mask]
+        return pd.DataFrame({"query_id": cands.query_ids.to_numpy(dtype=object)[cands.doc_topic[docs]],
+                             "doc_id": cands.doc_ids[docs], "position": self.position[mask],
+                             "in_qrels": ~cands.doc_outside_qrels()[docs]})
+
+
+def _from_scores(name: str, cands: Candidates, keep: np.ndarray, *scores: np.ndarray) -> JudgingOrder:
+    """Order the documents ``keep`` within each topic by ``scores`` (first most important; higher first).
+
+    Ties left by every score are broken by pair key (docno order).
+    """
+    docs = np.flatnonzero(keep)
+    # np.lexsort sorts by the last key first: topic, then each score descending, then the pair key.
+    sort_keys = [cands.doc_key[docs], *(-s[docs] for s in reversed(scores)), cands.doc_topic[docs]]
+    docs = docs[np.lexsort(sort_keys)]
+    return JudgingOrder(name, cands, docs, _positions(cands.doc_topic[docs]))
+
+
+def _positions(topic: np.ndarray) -> np.ndarray:
+    """0-based position of each entry within its run of equal (sorted) ``topic`` values."""
+    if len(topic) == 0:
+        return np.zeros(0, dtype=np.int64)
+    start = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
+    lengths = np.diff(np.r_[start, len(topic)])
+    return np.arange(len(topic), dtype=np.int64) - np.repeat(start, lengths)
+
+
+class Strategy(abc.ABC):
+    """A judging strategy. ``str(strategy)`` names it with its parameters, e.g. ``rbp(p=0.8)``."""
+
+    NAME: ClassVar[str]
+    ADAPTIVE: ClassVar[bool] = False
+    """Whether the strategy reads the relevance of documents already judged."""
+
+    @abc.abstractmethod
+    def params(self) -> dict[str, Any]:
+        """The strategy's parameters."""
+
+    @abc.abstractmethod
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """The judging order of every topic's candidates.
+
+        Args:
+            candidates: What to order.
+            seed: Breaks ties between runs of adaptive strategies.
+            limit: Only the first ``limit`` documents of each topic are needed (adaptive strategies stop there;
+                non-adaptive ones order everything, at no extra cost worth saving).
+
+        """
+
+    def __str__(self) -> str:
+        params = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params().items()
+                          if v is not None)
+        return f"{self.NAME}({params})" if params else self.NAME
+
+    def __repr__(self) -> str:
+        return f"<strategy {self}>"
+
+
+def _probability(name: str, value: float) -> float:
+    value = float(value)
+    if not 0.0 < value < 1.0:
+        raise ParameterError(f"{name}: p must be in (0, 1), got {value}")
+    return value
+
+
+class DepthK(Strategy):
+    """Depth-k pooling: documents by their best rank over all runs, shallow first.
+
+    Within a rank, documents more runs retrieved come first, then docno order. With ``k``, only documents in
+    some run's top k are ordered: judging them all gives :func:`ir_rarity.campaign.judging_pool` at depth k.
+    """
+
+    NAME = "depth"
+
+    def __init__(self, k: int | None = None) -> None:
+        if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
+            raise ParameterError(f"depth: k must be a positive integer, got {k!r}")
+        self.k = None if k is None else int(k)
+
+    def params(self) -> dict[str, Any]:
+        """``k``."""
+        return {"k": self.k}
+
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """See the class."""
+        best = np.full(candidates.n_docs, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(best, candidates.doc, candidates.rank)
+        keep = np.ones(candidates.n_docs, dtype=bool) if self.k is None else best < self.k
+        rows = candidates.rank < (self.k if self.k is not None else np.iinfo(np.int64).max)
+        n_runs = np.bincount(candidates.doc[rows], minlength=candidates.n_docs)
+        return _from_scores(str(self), candidates, keep, -best.astype(np.float64), n_runs.astype(np.float64))
+
+
+class RBP(Strategy):
+    r"""RBP-weighted pooling: :math:`score(d) = \sum_r (1-p)\,p^{rank_r(d)-1}` over the runs retrieving d.
+
+    Moffat, Webber & Zobel, "Strategic system comparisons via targeted relevance judgments", SIGIR 2007.
+    """
+
+    NAME = "rbp"
+
+    def __init__(self, p: float = 0.8) -> None:
+        self.p = _probability(self.NAME, p)
+
+    def params(self) -> dict[str, Any]:
+        """``p``."""
+        return {"p": self.p}
+
+    def weights(self, candidates: Candidates) -> np.ndarray:
+        r""":math:`\sum_r (1-p) p^{rank}` per document (0-based rank)."""
+        return np.bincount(candidates.doc, weights=(1 - self.p) * self.p ** candidates.rank.astype(np.float64),
+                           minlength=candidates.n_docs)
+
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """See the class."""
+        return _from_scores(str(self), candidates, np.ones(candidates.n_docs, dtype=bool), self.weights(candidates))
+
+
+class RRF(Strategy):
+    r"""RRF-weighted pooling: :math:`score(d) = \sum_r 1/(k + rank_r(d))`, rank from 1.
+
+    Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009) used as a judging priority.
+    """
+
+    NAME = "rrf"
+
+    def __init__(self, k: float = 60.0) -> None:
+        if not float(k) >= 0:
+            raise ParameterError(f"rrf: k must be >= 0, got {k!r}")
+        self.k = float(k)
+
+    def params(self) -> dict[str, Any]:
+        """``k``."""
+        return {"k": self.k}
+
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """See the class."""
+        score = np.bincount(candidates.doc, weights=1.0 / (self.k + candidates.rank + 1.0),
+                            minlength=candidates.n_docs)
+        return _from_scores(str(self), candidates, np.ones(candidates.n_docs, dtype=bool), score)
+
+
+class RarityRBP(Strategy):
+    r"""Rarity-aware pooling (this package): RBP weight shared among the runs that retrieved a document.
+
+    .. math:: score(d) = \frac{1}{S_d^{\beta}} \sum_{r \ni d} (1-p)\,p^{rank_r(d)-1}
+
+    with :math:`S_d` the number of runs retrieving d (within the candidates). ``beta = 0`` is RBP-weighted
+    pooling, which favours documents many runs rank high: most relevant documents per judgment, since consensus
+    predicts relevance (Türkmen, Lease & Kutlu, ECIR 2023, section 5.1: rarely retrieved documents are less
+    often relevant). ``beta = 1`` scores a document by the *mean* RBP weight of the runs that retrieved it, so a
+    document one run ranks first is as urgent as one every run ranks first: each system's top documents are
+    judged whatever the others retrieved, which keeps the pool fair to a system that finds what others miss
+    (section 5.4). Values between trade relevant documents found against that coverage.
+    """
+
+    NAME = "rarity"
+
+    def __init__(self, beta: float = 0.5, p: float = 0.8) -> None:
+        if not 0.0 <= float(beta) <= 1.0:
+            raise ParameterError(f"rarity: beta must be in [0, 1], got {beta!r}")
+        self.beta = float(beta)
+        self.p = _probability(self.NAME, p)
+
+    def params(self) -> dict[str, Any]:
+        """``beta`` and ``p``."""
+        return {"beta": self.beta, "p": self.p}
+
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """See the class."""
+        weight = RBP(self.p).weights(candidates)
+        score = weight / candidates.retrieved_by().astype(np.float64) ** self.beta
+        return _from_scores(str(self), candidates, np.ones(candidates.n_docs, dtype=bool), score)
+
+
+# ---------------------------------------------------------------------------------------------- adaptive
+class _Adaptive(Strategy):
+    """Shared loop of the adaptive strategies: runs are arms; pulling one judges its best unjudged document."""
+
+    ADAPTIVE = True
+
+    def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
+        """Judge every topic's candidates (or its first ``limit``), one judgment at a time, as the strategy picks."""
+        rng = np.random.default_rng(seed)
+        relevant = candidates.doc_relevant()
+        # Rows by (topic, run, rank): each run's ranked list for a topic is one contiguous slice.
+        rows = np.lexsort((candidates.rank, candidates.run, candidates.topic))
+        topic, run, doc = candidates.topic[rows], candidates.run[rows], candidates.doc[rows]
+        bounds = np.searchsorted(topic, np.arange(candidates.n_topics + 1))
+        ordered = []
+        for t in range(candidates.n_topics):
+            lo, hi = bounds[t], bounds[t + 1]
+            tie_rank = rng.permutation(candidates.n_runs)  # drawn for every topic, so a topic's order is seeded
+            ordered.append(self._topic(run[lo:hi], doc[lo:hi], relevant, candidates.n_runs, tie_rank, limit))
+        docs = np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int64)
+        return JudgingOrder(str(self), candidates, docs, _positions(candidates.doc_topic[docs]))
+
+    def _topic(self, run: np.ndarray, doc: np.ndarray, relevant: np.ndarray, n_runs: int,
+               tie_rank: np.ndarray, limit: int | None) -> np.ndarray:
+        starts = np.searchsorted(run, np.arange(n_runs + 1))
+        lists = [doc[starts[r]:starts[r + 1]].tolist() for r in range(n_runs)]
+        pointer = [0] * n_runs
+        judged: set[int] = set()
+        n_docs = len(np.unique(doc)) if limit is None else min(int(limit), len(np.unique(doc)))
+        # An arm's preference: the strategy's value, ties to the arm drawn first; exhausted arms get -inf.
+        tie = -tie_rank.astype(np.float64) / (n_runs + 1.0)  # in (-1, 0]: below any gap between values
+        state = self._start(n_runs)
+        value = self._values(state) + tie
+        value[[r for r in range(n_runs) if not lists[r]]] = -np.inf
+        out: list[int] = []
+        while len(out) < n_docs:
+            arm = int(np.argmax(value))
+            items, p = lists[arm], pointer[arm]
+            while p < len(items) and items[p] in judged:
+                p += 1
+            if p == len(items):
+                pointer[arm] = p
+                value[arm] = -np.inf
+                continue
+            d = items[p]
+            pointer[arm] = p + 1
+            judged.add(d)
+            out.append(d)
+            value[arm] = self._update(state, arm, bool(relevant[d])) + tie[arm]
+            if pointer[arm] == len(items):
+                value[arm] = -np.inf
+        return np.asarray(out, dtype=np.int64)
+
+    @abc.abstractmethod
+    def _start(self, n_runs: int) -> Any:
+        """The arms' initial state."""
+
+    @abc.abstractmethod
+    def _values(self, state: Any) -> np.ndarray:
+        """Every arm's value in ``state``; values that differ by less than 1 count as tied."""
+
+    @abc.abstractmethod
+    def _update(self, state: Any, arm: int, relevant: bool) -> float:
+        """Record the judgment of ``arm``'s document; return the arm's new value."""
+
+
+class MTF(_Adaptive):
+    """Move-to-front pooling (Cormack, Palmer & Clarke, SIGIR 1998).
+
+    "Efficient construction of large test collections".
+
+    Every run starts with the same priority. The run of highest priority has its best unjudged document judged;
+    while it finds relevant documents it keeps its priority and is visited again; a non-relevant document lowers
+    its priority by one, which moves it behind every run that has failed less. Runs of equal priority are visited
+    in a seeded random order.
+    """
+
+    NAME = "mtf"
+
+    def params(self) -> dict[str, Any]:
+        """None."""
+        return {}
+
+    def _start(self, n_runs: int) -> np.ndarray:
+        return np.zeros(n_runs, dtype=np.float64)
+
+    def _values(self, state: np.ndarray) -> np.ndarray:
+        return state.copy()
+
+    def _update(self, state: np.ndarray, arm: int, relevant: bool) -> float:
+        if not relevant:
+            state[arm] -= 1.0
+        return float(state[arm])
+
+
+class MMNS(_Adaptive):
+    r"""Non-stationary Bayesian bandit pooling, MM-NS (Losada, Parapar & Barreiro, IPM 53(5), 2017).
+
+    "Multi-armed bandits for adjudicating documents in pooling-based evaluation of information retrieval
+    systems".
+
+    Each run is an arm with a Beta posterior on the chance that its next document is relevant, starting from the
+    uniform Beta(1, 1). The arm of maximum posterior mean ("MM") is pulled: its best unjudged document is judged.
+    The variant implemented here makes the posterior non-stationary ("NS") by discounting: after each judgment
+    of a run's document, its counts become
+
+    .. math:: a_r \leftarrow \gamma\,a_r + rel, \qquad b_r \leftarrow \gamma\,b_r + (1 - rel),
+              \qquad \text{value}_r = \frac{1 + a_r}{2 + a_r + b_r}
+
+    so that recent judgments weigh more than early ones: a run's documents get less often relevant as it is
+    followed deeper. Only the pulled run is updated (a document judged through one run and skipped by another
+    teaches the other nothing). Ties between arms of equal value follow a seeded random order; ``gamma = 1``
+    gives the stationary MM.
+    """
+
+    NAME = "mmns"
+
+    def __init__(self, gamma: float = 0.9) -> None:
+        if not 0.0 < float(gamma) <= 1.0:
+            raise ParameterError(f"mmns: gamma must be in (0, 1], got {gamma!r}")
+        self.gamma = float(gamma)
+
+    def params(self) -> dict[str, Any]:
+        """``gamma``."""
+        return {"gamma": self.gamma}
+
+    def _start(self, n_runs: int) -> np.ndarray:
+        return np.zeros((n_runs, 2), dtype=np.float64)
+
+    def _values(self, state: np.ndarray) -> np.ndarray:
+        # Scaled so that the tie term (in (-1, 0]) only orders arms whose posterior means differ by < 1e-9.
+        return (1.0 + state[:, 0]) / (2.0 + state.sum(axis=1)) * 1e9
+
+    def _update(self, state: np.ndarray, arm: int, relevant: bool) -> float:
+        a, b = state[arm]
+        a, b = self.gamma * a + relevant, self.gamma * b + (not relevant)
+        state[arm] = a, b
+        return (1.0 + a) / (2.0 + a + b) * 1e9
+
+
+STRATEGIES: dict[str, Callable[..., Strategy]] = {
+    DepthK.NAME: DepthK, RBP.NAME: RBP, RRF.NAME: RRF, MTF.NAME: MTF, MMNS.NAME: MMNS, RarityRBP.NAME: RarityRBP,
+}
+"""Strategy name -> class, for :func:`parse_strategy`."""
+
+_SPEC = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\((.*)\))?\s*$")
+
+
+def parse_strategy(spec: str | Strategy) -> Strategy:
+    """A strategy from its name with optional parameters, e.g. ``depth(k=10)``, ``rbp(p=0.9)``, ``mmns``.
+
+    Raises:
+        ParameterError: an unknown name, a malformed parameter list, or a bad value.
+
+    """
+    if isinstance(spec, Strategy):
+        return spec
+    match = _SPEC.match(str(spec))
+    if not match or match.group(1).lower() not in STRATEGIES:
+        raise ParameterError(f"unknown pooling strategy {spec!r}; known: {', '.join(STRATEGIES)} "
+                             "(parameters as in rbp(p=0.8))")
+    params: dict[str, float] = {}
+    for part in filter(None, (match.group(2) or "").split(",")):
+        name, sep, value = part.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            params[name.strip()] = float(value)
+        except ValueError:
+            raise ParameterError(f"pooling strategy {spec!r}: write parameters as name=number") from None
+    cls = STRATEGIES[match.group(1).lower()]
+    if cls is DepthK and "k" in params:
+        params["k"] = int(params["k"]) if params["k"] == int(params["k"]) else params["k"]
+    try:
+        return cls(**params)
+    except TypeError:
+        raise ParameterError(f"pooling strategy {spec!r}: unknown parameter(s) {sorted(params)}") from None

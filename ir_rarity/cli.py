@@ -147,8 +147,13 @@ def ranked_table(table: pd.DataFrame, first: Any) -> pd.DataFrame:
     return table.sort_values(str(first), ascending=not higher_is_better(first), kind="mergesort")
 
 
-def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
-    """The one evaluation rule: RUNS are the campaign, or are scored against the campaign ``--pool`` names."""
+def _evaluation(args: argparse.Namespace, measures: list[Any]) -> tuple[Any, pd.DataFrame, Evaluation]:
+    """The one evaluation rule: RUNS are the campaign, or are scored against the campaign ``--pool`` names.
+
+    Returns:
+        The campaign, the qrels frame and the evaluation.
+
+    """
     from ir_rarity.engine.evaluate import evaluate
     from ir_rarity.io.frames import as_qrels_frame
     from ir_rarity.pool.build import top_k
@@ -162,7 +167,8 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
     if not args.pool:
         if args.joint:
             raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-        return evaluate(_build_pool(args.runs, args.teams, args.duplicates, keep), qrels, measures)
+        pool = _build_pool(args.runs, args.teams, args.duplicates, keep)
+        return pool, qrels, evaluate(pool, qrels, measures)
     campaign = resolve_campaign(_runs_spec(args.pool), teams=read_teams(args.teams) if args.teams else None,
                                 duplicates=args.duplicates, keep_depth=keep)
     frames: dict[str, Any] = {}
@@ -170,7 +176,7 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
         if name in frames:
             raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
         frames[name] = frame if keep is None else top_k(frame, keep, name, args.duplicates)
-    return evaluate(campaign, qrels, measures, frames, joint=args.joint, duplicates=args.duplicates)
+    return campaign, qrels, evaluate(campaign, qrels, measures, frames, joint=args.joint, duplicates=args.duplicates)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -180,18 +186,23 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.teams:
         inputs.append(Path(args.teams if Path(args.teams).exists() else args.teams.rsplit(":", 1)[0]))
     _check_output(args.output, inputs)
+    _check_output(args.plot, inputs)
     measures = _parse_measures(args.measures, args.depth)
+    from ir_rarity.compare.cli import eval_table, wants_table
+
+    published = wants_table(args)  # significance, intervals or composition asked: the campaign table
     with _notices():
-        result = _evaluation(args, measures)
+        campaign, qrels, result = _evaluation(args, measures)
+        table = ranked_table(result.table(), measures[0])
+        text = eval_table(args, campaign, qrels, result, measures, list(table.index)) if published else None
     caption = f"Computed against the {result.describe()}."
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
-    if args.per_query:
+    if text is None and args.per_query:
         long = result.long()
         rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
         text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False,
                       caption=caption)
-    else:
-        table = ranked_table(result.table(), measures[0])
+    elif text is None:
         rows = [(name, *(float(v) for v in values)) for name, values in zip(table.index, table.to_numpy(),
                                                                              strict=True)]
         text = render(["run", *table.columns], rows, args.format, args.places, caption=caption)
@@ -342,6 +353,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     _add_pool_options(p)
+    from ir_rarity.compare.cli import add_eval_options
+
+    add_eval_options(p)
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("pool", help="export the S_d table and/or the depth-k judging pool")

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ir_rarity.errors import InputError, MemberNotice, RarityError, RarityWarning
+from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
 from ir_rarity.io.files import write_atomic
 from ir_rarity.tables import FORMATS, render
 
@@ -112,7 +112,7 @@ def _notices() -> Iterator[None]:
             text = " ".join(str(w.message).split())
             if text not in seen:
                 seen.add(text)
-                kind = "note" if issubclass(w.category, MemberNotice) else "warning"
+                kind = "note" if issubclass(w.category, Notice) else "warning"
                 print(f"{PROG}: {kind}: {text}", file=sys.stderr)
 
 
@@ -184,7 +184,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
     inputs = [Path(args.qrels)] + [p for s in [*args.runs, *(args.pool or [])] for p in _expand(s)]
     if args.teams:
-        inputs.append(Path(args.teams if Path(args.teams).exists() else args.teams.rsplit(":", 1)[0]))
+        from ir_rarity.pool.teams import teams_file
+
+        inputs.append(teams_file(args.teams))
     _check_output(args.output, inputs)
     _check_output(args.plot, inputs)
     measures = _parse_measures(args.measures, args.depth)
@@ -320,7 +322,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------- parser
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--teams", metavar="SPEC",
-                   help="count teams, not runs: a CSV with columns run,team, or CSV:COLUMN naming the team column")
+                   help="count teams, not runs: a CSV with columns run,team; CSV:TEAM naming the team column; or "
+                        "CSV:RUN:TEAM naming both (official TREC leaderboards: CSV:tag:team)")
     p.add_argument("--duplicates", choices=("error", "first"), default="error",
                    help="a document listed twice for a query: refuse the run (default, as trec_eval) or keep the "
                         "highest-scored occurrence")

@@ -90,9 +90,10 @@ class Pool:
                 holding one tag is one run named by its file name (less a compression suffix); a file holding
                 several tags is split into one run per tag.
             teams: Optional mapping ``run name -> team``. S then counts teams and S_d the teams that retrieved
-                d, so a team's near-identical runs do not make its documents look common. Every run must be
-                mapped. Also a leaderboard CSV with a ``run`` column: ``(path, column)`` or ``'path:column'``
-                (see :func:`ir_rarity.pool.teams.read_teams`).
+                d, so a team's near-identical runs do not make its documents look common. A run not mapped is a
+                team of its own (with a :class:`~ir_rarity.errors.TeamNotice`). Also a leaderboard CSV:
+                ``(path, team_column)``, ``'path:team_column'`` or ``'path:run_column:team_column'`` (see
+                :func:`ir_rarity.pool.teams.read_teams`).
             split_by_tag: Force (True) or forbid (False) splitting files into runs by their tag column.
             duplicates: ``"error"`` (default, as trec_eval) or ``"first"``.
             progress: Show a progress bar while reading many files.
@@ -102,7 +103,7 @@ class Pool:
 
         Raises:
             InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
-                (:class:`~ir_rarity.errors.DuplicateDocumentError`), or runs missing from ``teams``.
+                (:class:`~ir_rarity.errors.DuplicateDocumentError`).
 
         """
         team_map = read_teams(teams) if teams is not None else None

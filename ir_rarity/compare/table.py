@@ -87,7 +87,8 @@ class CampaignTable:
         out: dict[tuple[str, str, str], dict[str, Any]] = {}
         if self.comparisons is None:
             return out
-        for row in self.comparisons.to_dict("records"):
+        for record in self.comparisons.to_dict("records"):
+            row = {str(k): v for k, v in record.items()}
             out[(row["measure"], row["run"], row["reference"])] = row
             flipped = {**row, "run": row["reference"], "reference": row["run"], "better": row["worse"],
                        "worse": row["better"], "difference": -row["difference"],

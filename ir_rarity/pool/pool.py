@@ -372,7 +372,7 @@ class Pool:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, qrels: Any, measures: Any, by_query: bool = False, *, runs: Any = None, joint: bool = False,
-                 duplicates: Duplicates = "error") -> pd.DataFrame:
+                 duplicates: Duplicates = "error", ci: float | None = None) -> pd.DataFrame:
         """Evaluate the pool's runs, or other runs against the pool.
 
         Rarity measures are computed by the vectorized engine over all runs together; any other measure
@@ -389,6 +389,9 @@ class Pool:
                 alone had joined.
             joint: With ``runs``: score them as joining the pool together (S + k).
             duplicates: With ``runs``: ``"error"`` or ``"first"``.
+            ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<measure> ci low"``
+                and ``"<measure> ci high"``, a percentile bootstrap over queries (seed 0; see
+                :func:`ir_rarity.compare.intervals.add_intervals`).
 
         Returns:
             One row per run (index ``run``) and one column per measure, named ``str(measure)``; or, with
@@ -398,4 +401,10 @@ class Pool:
         """
         frames = None if runs is None else dict(iter_named_runs(runs))
         result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates)
-        return result.long() if by_query else result.table()
+        if by_query:
+            return result.long()
+        if ci is None:
+            return result.table()
+        from ir_rarity.compare.intervals import add_intervals
+
+        return add_intervals(result.table(), result.values, result.measures, ci)

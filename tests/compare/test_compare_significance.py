@@ -81,7 +81,7 @@ def test_randomization_matches_scipy_exact_permutation_test(round1):
 def test_corrections_equal_statsmodels(round1, method):
     values, names = _subset(round1)
     got = compare_values(values, names, all_pairs=True, correction=method, alpha=0.05)
-    for measure, part in got.groupby("measure"):
+    for _, part in got.groupby("measure"):
         reject, corrected, _, _ = multipletests(part["pvalue"].to_numpy(), alpha=0.05, method=method)
         np.testing.assert_allclose(part["pvalue_corrected"].to_numpy(), corrected, rtol=1e-12)
         assert part["significant"].tolist() == reject.tolist()

@@ -60,12 +60,14 @@ def main() -> None:
     write_text(out / "composition.tsv", comp_table.render("tsv", 6))
     plot_composition(comp, first, out / "composition.png", top=40)
     plot_composition(comp, MEASURES[1], out / "composition_ap_rare.png", top=40)
-    spread = (comp[f"{first} loto rank worst"] - comp[f"{first} loto rank best"])
     print(table.render("markdown", 4))
     print(comp_table.render("markdown", 4))
-    print(f"Composition of {first} over all {len(pool)} runs: LOTO moves {int((spread > 0).sum())} runs' rank, "
-          f"by at most {int(spread.max())}; the widest bootstrap rank interval spans "
-          f"{int((comp[f'{first} boot rank high'] - comp[f'{first} boot rank low']).max())} ranks.")
+    for m in MEASURES[:2]:
+        moved = (comp[[f"{m} loto rank best", f"{m} loto rank worst"]].sub(comp[f"{m} rank"], axis=0)).abs()
+        width = comp[f"{m} boot rank high"] - comp[f"{m} boot rank low"]
+        print(f"{m}, all {len(pool)} runs: leaving one team out moves {int((moved.max(axis=1) > 0).sum())} runs' "
+              f"rank, by at most {int(moved.to_numpy().max())}; 95% bootstrap rank intervals are "
+              f"{width.median():g} places wide (median), {int(width.max())} at most.")
     print(f"Written to {out}/ in {time.perf_counter() - start:.1f} s")
 
 

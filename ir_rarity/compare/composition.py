@@ -12,7 +12,8 @@ changed campaign (:class:`~ir_rarity.engine.weighted.WeightedCampaign`):
   2023, Section 4.5 asks how rarity scores depend on the number of systems).
 * **Bootstrap over teams** (runs, for a pool without teams): ``resamples`` campaigns, each drawing the pool's
   :math:`T` teams with replacement (multinomial weights, a team drawn twice counts twice in S and S_d); the
-  interval is the :math:`(1 \pm \text{level})/2` percentiles of each run's score and rank. Seeded.
+  interval is the :math:`(1 \pm \text{level})/2` percentiles of each run's score and rank (for ranks, the drawn
+  ranks at or just outside them). Seeded.
 
 Ranks are competition ranks (1 = best, ties share the best rank), in the measure's own direction.
 """
@@ -130,8 +131,9 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
             boot, boot_rank = values[len(all_weights) - resamples:], ranked[len(all_weights) - resamples:]
             out[f"{m} boot low"] = np.percentile(boot, 100 * tail, axis=0)
             out[f"{m} boot high"] = np.percentile(boot, 100 * (1 - tail), axis=0)
-            out[f"{m} boot rank low"] = np.percentile(boot_rank, 100 * tail, axis=0)
-            out[f"{m} boot rank high"] = np.percentile(boot_rank, 100 * (1 - tail), axis=0)
+            # ranks are whole numbers: the bounds are drawn ranks, rounded outwards
+            out[f"{m} boot rank low"] = np.percentile(boot_rank, 100 * tail, axis=0, method="lower")
+            out[f"{m} boot rank high"] = np.percentile(boot_rank, 100 * (1 - tail), axis=0, method="higher")
     info = pool.info()
     out.attrs.update({"pool": info.as_dict(), "describe": info.describe(), "resamples": resamples, "level": level,
                       "seed": seed if isinstance(seed, int) else None, "left_out": info.systems})

@@ -166,8 +166,14 @@ class CampaignTable:
         """The table as text: markers in markdown and latex, the numbers of :meth:`frame` in tsv, csv and jsonl."""
         if fmt not in ("markdown", "latex"):
             frame = self.frame()
-            rows = [(run, *(_plain(v) for v in row)) for run, row in zip(frame.index, frame.to_numpy(dtype=object),
-                                                                          strict=True)]
+            small = [i for i, c in enumerate(frame.columns) if str(c).endswith(("p-value", "p-value corrected"))]
+            rows = []
+            for run, row in zip(frame.index, frame.to_numpy(dtype=object), strict=True):
+                cells = [_plain(v) for v in row]
+                if fmt in ("tsv", "csv") and places >= 0:  # p-values keep their significant digits
+                    for i in small:
+                        cells[i] = f"{cells[i]:.{max(places, 1)}g}"
+                rows.append((run, *cells))
             return render(["run", *frame.columns], rows, fmt, places)
         return self._render_marked(fmt, places)
 
@@ -222,11 +228,11 @@ class CampaignTable:
 
 
 def _plain(value: Any) -> Any:
-    """A cell of :meth:`CampaignTable.frame` for :func:`render`: floats, ints, bools as text, missing as NaN/empty."""
+    """A cell of :meth:`CampaignTable.frame` for :func:`render`: plain floats, ints and bools; missing as NaN."""
     if value is pd.NA or value is None:
-        return ""
+        return float("nan")  # printed nan, and null in jsonl
     if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
+        return bool(value)
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):

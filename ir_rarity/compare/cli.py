@@ -80,7 +80,10 @@ def eval_table(args: argparse.Namespace, campaign: Any, qrels: Any, evaluation: 
         if args.plot:
             from ir_rarity.compare.plots import plot_composition
 
-            plot_composition(comp, pooled[0], args.plot)
+            try:
+                plot_composition(comp, pooled[0], args.plot)
+            except ImportError as e:  # no matplotlib: one line, not a traceback
+                raise ParameterError(str(e)) from None
     table = campaign_table(evaluation, baselines=args.baseline, all_pairs=args.all_pairs, test=args.test,
                            correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
                            interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,

@@ -143,7 +143,10 @@ def correct(pvalues: np.ndarray, method: str | None, alpha: float = 0.05) -> tup
         raise ParameterError(f"unknown correction {method!r}; choose from {', '.join(CORRECTIONS)}")
     corrected = np.full(len(pvalues), np.nan)
     if defined.any():
-        from statsmodels.stats.multitest import multipletests
+        try:
+            from statsmodels.stats.multitest import multipletests
+        except ImportError:
+            raise ParameterError("corrections need statsmodels: pip install 'ir_rarity[meta]'") from None
 
         rejected, adjusted, _, _ = multipletests(pvalues[defined], alpha=alpha, method=method)
         reject[defined], corrected[defined] = rejected, adjusted

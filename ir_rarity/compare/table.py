@@ -183,6 +183,7 @@ class CampaignTable:
         lookup = self._lookup()
         values = self.values.loc[self.order]
         show_letters = bool(labels)
+        joiner = "," if any(len(label) > 1 for label in labels.values()) else ""  # "aa" is not "a" twice
         columns = (["#"] if show_letters else []) + ["run"]
         rows: list[list[Any]] = [([labels.get(run, "")] if show_letters else []) + [run] for run in self.order]
         bold: set[Cell] = set()
@@ -199,7 +200,7 @@ class CampaignTable:
                 rows[i].append(float(column[i]))
                 if column[i] == best:
                     bold.add((i, col))
-                marks = "".join(labels[ref] for ref in beats[(name, run)])
+                marks = joiner.join(labels[ref] for ref in beats[(name, run)])
                 if marks:
                     superscripts[(i, col)] = marks
             low, high = interval_columns(m)

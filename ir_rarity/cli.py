@@ -3,6 +3,7 @@
 Sub-commands::
 
     ir-rarity eval QRELS RUNS... -m MEASURE... [--pool SPEC... [--joint]] [--depth K] [--teams SPEC] [--format F]
+                   [--baseline RUN... | --all-pairs] [--test T] [--correction M] [--ci LEVEL] [--composition]
     ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
     ir-rarity meta QRELS RUNS... --out DIR
     ir-rarity demo

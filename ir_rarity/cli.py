@@ -3,6 +3,7 @@
 Sub-commands::
 
     ir-rarity eval QRELS RUNS... -m MEASURE... [--pool SPEC... [--joint]] [--depth K] [--teams SPEC] [--format F]
+                   [--baseline RUN... | --all-pairs] [--test T] [--correction M] [--ci LEVEL] [--composition]
     ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
     ir-rarity meta QRELS RUNS... --out DIR
     ir-rarity demo
@@ -26,9 +27,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ir_rarity.errors import InputError, MemberNotice, RarityError, RarityWarning
+from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
 from ir_rarity.io.files import write_atomic
-from ir_rarity.io.guard import check_outputs, teams_file
+from ir_rarity.io.guard import check_outputs
 from ir_rarity.tables import FORMATS, render
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ class _UsageError(Exception):
 # ---------------------------------------------------------------------------------------------- inputs
 def _inputs(args: argparse.Namespace) -> list[str | None]:
     """Every input a command names: qrels, runs, pool, teams file (for the output checks)."""
-    teams = teams_file(args.teams) if getattr(args, "teams", None) else None
+    from ir_rarity.pool.teams import teams_file
+
+    teams = str(teams_file(args.teams)) if getattr(args, "teams", None) else None
     return [getattr(args, "qrels", None), *args.runs, *(getattr(args, "pool", None) or []), teams]
 
 
@@ -109,7 +112,7 @@ def _notices() -> Iterator[None]:
             text = " ".join(str(w.message).split())
             if text not in seen:
                 seen.add(text)
-                kind = "note" if issubclass(w.category, MemberNotice) else "warning"
+                kind = "note" if issubclass(w.category, Notice) else "warning"
                 print(f"{PROG}: {kind}: {text}", file=sys.stderr)
 
 
@@ -130,8 +133,13 @@ def ranked_table(table: pd.DataFrame, first: Any) -> pd.DataFrame:
     return table.sort_values(str(first), ascending=not higher_is_better(first), kind="mergesort")
 
 
-def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
-    """The one evaluation rule: RUNS are the campaign, or are scored against the campaign ``--pool`` names."""
+def _evaluation(args: argparse.Namespace, measures: list[Any]) -> tuple[Any, pd.DataFrame, Evaluation]:
+    """The one evaluation rule: RUNS are the campaign, or are scored against the campaign ``--pool`` names.
+
+    Returns:
+        The campaign, the qrels frame and the evaluation.
+
+    """
     from ir_rarity.engine.evaluate import evaluate
     from ir_rarity.io.frames import as_qrels_frame
     from ir_rarity.pool.build import top_k
@@ -145,7 +153,8 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
     if not args.pool:
         if args.joint:
             raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-        return evaluate(_build_pool(args.runs, args.teams, args.duplicates, keep), qrels, measures)
+        pool = _build_pool(args.runs, args.teams, args.duplicates, keep)
+        return pool, qrels, evaluate(pool, qrels, measures)
     campaign = resolve_campaign(_runs_spec(args.pool), teams=read_teams(args.teams) if args.teams else None,
                                 duplicates=args.duplicates, keep_depth=keep)
     frames: dict[str, Any] = {}
@@ -153,25 +162,29 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
         if name in frames:
             raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
         frames[name] = frame if keep is None else top_k(frame, keep, name, args.duplicates)
-    return evaluate(campaign, qrels, measures, frames, joint=args.joint, duplicates=args.duplicates)
+    return campaign, qrels, evaluate(campaign, qrels, measures, frames, joint=args.joint, duplicates=args.duplicates)
 
 
 # ---------------------------------------------------------------------------------------------- commands
 def _cmd_eval(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
-    check_outputs([("--output", args.output, False)], _inputs(args))
+    check_outputs([("--output", args.output, False), ("--plot", args.plot, False)], _inputs(args))
     measures = _parse_measures(args.measures, args.depth)
+    from ir_rarity.compare.cli import eval_table, wants_table
+
+    published = wants_table(args)  # significance, intervals or composition asked: the campaign table
     with _notices():
-        result = _evaluation(args, measures)
+        campaign, qrels, result = _evaluation(args, measures)
+        table = ranked_table(result.table(), measures[0])
+        text = eval_table(args, campaign, qrels, result, measures, list(table.index)) if published else None
     caption = f"Computed against the {result.describe()}."
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
-    if args.per_query:
+    if text is None and args.per_query:
         long = result.long()
         rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
         text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False,
                       caption=caption)
-    else:
-        table = ranked_table(result.table(), measures[0])
+    elif text is None:
         rows = [(name, *(float(v) for v in values)) for name, values in zip(table.index, table.to_numpy(),
                                                                              strict=True)]
         text = render(["run", *table.columns], rows, args.format, args.places, caption=caption)
@@ -283,7 +296,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------- parser
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--teams", metavar="SPEC",
-                   help="count teams, not runs: a CSV with columns run,team, or CSV:COLUMN naming the team column")
+                   help="count teams, not runs: a CSV with columns run,team; CSV:TEAM naming the team column; or "
+                        "CSV:RUN:TEAM naming both (official TREC leaderboards: CSV:tag:team)")
     p.add_argument("--duplicates", choices=("error", "first"), default="error",
                    help="a document listed twice for a query: refuse the run (default, as trec_eval) or keep the "
                         "highest-scored occurrence")
@@ -316,6 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     _add_pool_options(p)
+    from ir_rarity.compare.cli import add_eval_options
+
+    add_eval_options(p)
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("pool", help="export the S_d table and/or the depth-k judging pool")

@@ -13,9 +13,11 @@ __all__ = [
     "InputError",
     "MemberNotice",
     "NoActivePoolError",
+    "Notice",
     "ParameterError",
     "RarityError",
     "RarityWarning",
+    "TeamNotice",
 ]
 
 
@@ -65,5 +67,13 @@ class DegeneratePoolWarning(RarityWarning):
     """A rarity or novelty measure computed against a pool of a single system (S = 1)."""
 
 
-class MemberNotice(RarityWarning):
+class Notice(RarityWarning):
+    """Something the user should know that changes no number they asked for (the CLI prints it as a note)."""
+
+
+class TeamNotice(Notice):
+    """Runs that a team file does not list were each counted as a team of their own."""
+
+
+class MemberNotice(Notice):
     """An evaluated run was recognised, by content, as a member of the campaign and scored as that member."""

@@ -6,12 +6,15 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["FORMATS", "render", "render_frame"]
+__all__ = ["FORMATS", "Cell", "render", "render_frame"]
+
+Cell = tuple[int, int]
+"""A cell of a table body: (row, column), both 0-based."""
 
 FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex")
 
@@ -35,8 +38,9 @@ def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int = 4,
-           header: bool = True, caption: str | None = None) -> str:
-    """Render a table as tsv, csv, jsonl, markdown or latex text (ending with a newline).
+           header: bool = True, caption: str | None = None, *, bold: Collection[Cell] = (),
+           superscripts: Mapping[Cell, str] | None = None) -> str:
+    r"""Render a table as tsv, csv, jsonl, markdown or latex text (ending with a newline).
 
     Args:
         columns: Column names.
@@ -44,8 +48,12 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
         fmt: One of :data:`FORMATS`.
         places: Decimals for floats (-1: full precision).
         header: Print a header line (tsv only; the other formats always name their columns).
-        caption: A caption, for markdown (a line before the table) and latex (a comment line); the other formats
-            carry none, so that they stay machine-readable.
+        caption: A caption, for markdown (a line before the table) and latex (a comment line, or the float's
+            ``\caption`` when cells are marked); the other formats carry none, so that they stay machine-readable.
+        bold: Cells printed bold (markdown ``**x**``, latex ``\textbf{x}``), e.g. the best value of a column.
+        superscripts: Text set as a superscript after a cell's value (markdown ``<sup>ab</sup>``, latex
+            ``$^{ab}$``), e.g. the letters of the runs a value is significantly better than. The machine-readable
+            formats print neither mark: they carry the numbers behind the marks as columns of their own.
 
     """
     if fmt == "jsonl":
@@ -53,6 +61,9 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
                              for c, v in zip(columns, row, strict=True)}) for row in rows]
         return "".join(line + "\n" for line in lines)
     cells = [[_fmt(v, places) for v in row] for row in rows]
+    marked = bool(bold) or bool(superscripts)
+    if marked and fmt in ("markdown", "latex"):
+        cells = _marked(cells, fmt, set(bold), superscripts or {})
     if fmt == "tsv":
         lines = (["\t".join(columns)] if header else []) + ["\t".join(r) for r in cells]
         return "".join(line + "\n" for line in lines)
@@ -71,11 +82,38 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
     if fmt == "latex":
         spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
         body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
+        if marked:  # cells were escaped (and marked) already
+            body += [" & ".join(r) + r" \\" for r in cells]
+            tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}"]
+            text = [r"\begin{table}", r"\centering", *tabular]
+            if caption:
+                text.append(rf"\caption{{{_latex_escape(' '.join(caption.split()))}}}")
+            return "\n".join([*text, r"\end{table}"]) + "\n"
         body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
         comment = [f"% {' '.join(caption.split())}"] if caption else []
         return "\n".join([*comment, rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
                           r"\end{tabular}"]) + "\n"
     raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def _marked(cells: list[list[str]], fmt: str, bold: set[Cell], superscripts: Mapping[Cell, str]
+            ) -> list[list[str]]:
+    """Cells with bold and superscript marks in markdown or latex (latex cells escaped here)."""
+    out = []
+    for i, row in enumerate(cells):
+        new = []
+        for j, text in enumerate(row):
+            sup = superscripts.get((i, j), "")
+            if fmt == "latex":
+                text = _latex_escape(text)
+                text = rf"\textbf{{{text}}}" if (i, j) in bold else text
+                text = f"{text}$^{{{_latex_escape(sup)}}}$" if sup else text
+            else:
+                text = f"**{text}**" if (i, j) in bold else text
+                text = f"{text}<sup>{sup}</sup>" if sup else text
+            new.append(text)
+        out.append(new)
+    return out
 
 
 def render_frame(frame: pd.DataFrame, fmt: str, places: int = 4, caption: str | None = None) -> str:

@@ -43,7 +43,7 @@ def reading_probability(rank: np.ndarray, length: np.ndarray | int) -> np.ndarra
 
 
 def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query: np.ndarray,
-                      cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+                      cutoff: int | None, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Sum over a pool's runs of :math:`P(D=d \mid S=y)` for every (query, document) pair they retrieve.
 
     Args:
@@ -52,6 +52,8 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
         run: Run of each row.
         query: Query code of each row.
         cutoff: N = ``cutoff`` and rows at ranks > cutoff are not read; None: N = the run's length for the query.
+        weights: How many times each row's run counts in the sum (default once); a campaign resampled with
+            replacement counts a run as often as it was drawn.
 
     Returns:
         ``(sorted unique pair keys, sum of the probabilities of each)``.
@@ -64,6 +66,8 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
     else:
         length, mask = cutoff, rank < cutoff
     probability = reading_probability(rank, length)[mask]
+    if weights is not None:
+        probability = probability * np.asarray(weights, dtype=np.float64)[mask]
     keys, inverse = np.unique(key[mask], return_inverse=True)
     return keys, np.bincount(inverse.reshape(-1), weights=probability, minlength=len(keys))
 

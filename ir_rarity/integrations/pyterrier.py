@@ -146,6 +146,7 @@ def Experiment(
     baseline: int | str | None = None,
     highlight: str | None = None,
     round: int | Mapping[str, int] | None = None,
+    ci: float | None = None,
     verbose: bool = False,
     **kwargs: Any,
 ) -> Any:
@@ -180,6 +181,9 @@ def Experiment(
         baseline: Index or name of the baseline system.
         highlight: ``"bold"`` or ``"color"``: mark the best value of each measure column.
         round: Round measure means to this many digits (or a dict per measure name).
+        ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<measure> ci low"`` and
+            ``"<measure> ci high"``, a percentile bootstrap over queries (seed 0,
+            :func:`ir_rarity.compare.intervals.add_intervals`).
         verbose: Show progress while systems run.
         **kwargs: Passed to ``pt.Experiment``.
 
@@ -230,6 +234,10 @@ def Experiment(
     if want_mrt:
         n_topics = max(len(topics_frame), 1)
         averages.insert(len(measures) + 1, "mrt", [1000.0 * s / n_topics for s in seconds])
+    if ci is not None:
+        from ir_rarity.compare.intervals import add_intervals
+
+        averages = add_intervals(averages, _matrices(per_query, measures, names), measures, ci)
     if round is not None:
         for m in [str(m) for m in measures] + (["mrt"] if want_mrt else []):
             digits = round if isinstance(round, int) else round.get(m)
@@ -261,35 +269,37 @@ def _recompute_means(averages: pd.DataFrame, per_query: pd.DataFrame, measures: 
 
 def _recompute_tests(averages: pd.DataFrame, per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure],
                      names: Sequence[str], baseline: int | str, kwargs: Mapping[str, Any]) -> pd.DataFrame:
-    """Baseline tests of NaN-skipping measures on the queries defined for both systems."""
-    from scipy import stats
+    """Baseline tests of NaN-skipping measures, in ``pt.Experiment``'s columns.
 
-    test = kwargs.get("test", "t")
-    test_fn = stats.ttest_rel if test == "t" else stats.wilcoxon if test == "wilcoxon" else test
+    Each pair is tested on the queries defined for both systems, by :func:`ir_rarity.compare.compare_values`.
+    """
+    from ir_rarity.compare.significance import compare_values
+
     base = names.index(baseline) if isinstance(baseline, str) else int(baseline)
+    correction = kwargs.get("correction")
+    tests = compare_values(_matrices(per_query, measures, names), names, [names[base]],
+                           test=kwargs.get("test", "t"), correction=correction,
+                           alpha=kwargs.get("correction_alpha", 0.05))
     averages = averages.copy()
-    for m in measures:
-        wide = per_query[per_query["measure"] == str(m)].pivot_table(index="qid", columns="name", values="value",
-                                                                     dropna=False)
-        ref = wide[names[base]].to_numpy()
-        for i, name in enumerate(names):
-            if i == base:
-                continue
-            own = wide[name].to_numpy()
-            both = ~np.isnan(own) & ~np.isnan(ref)
-            p = test_fn(own[both], ref[both])[1] if both.sum() > 1 else np.nan
-            averages.loc[averages.index[i], f"{m} p-value"] = p
-        correction = kwargs.get("correction")
+    rows = {name: averages.index[i] for i, name in enumerate(names)}
+    for row in tests.to_dict("records"):
+        at, measure = rows[str(row["run"])], str(row["measure"])
+        averages.loc[at, f"{measure} p-value"] = float(row["pvalue"])
         if correction is not None:
-            import statsmodels.stats.multitest
-
-            pcol = f"{m} p-value"
-            others = averages[pcol].drop(averages.index[base])
-            reject, corrected, _, _ = statsmodels.stats.multitest.multipletests(
-                others, alpha=kwargs.get("correction_alpha", 0.05), method=correction)
-            averages.loc[others.index, pcol.replace("p-value", "reject")] = reject
-            averages.loc[others.index, pcol + " corrected"] = corrected
+            averages.loc[at, f"{measure} reject"] = bool(row["significant"])
+            averages.loc[at, f"{measure} p-value corrected"] = float(row["pvalue_corrected"])
     return averages
+
+
+def _matrices(per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure], names: Sequence[str]
+              ) -> dict[ir_measures.Measure, np.ndarray]:
+    """Measure -> systems x queries matrix (rows in ``names`` order) from ``pt.Experiment``'s per-query frame."""
+    out = {}
+    for m in measures:
+        wide = per_query[per_query["measure"] == str(m)].pivot_table(index="name", columns="qid", values="value",
+                                                                     dropna=False)
+        out[m] = wide.reindex(list(names)).to_numpy(np.float64)
+    return out
 
 
 def _perquery_dict(per_query: pd.DataFrame) -> dict[str, dict[str, dict[str, float]]]:

@@ -15,21 +15,9 @@ from pathlib import Path
 
 from ir_rarity.errors import InputError
 
-__all__ = ["check_outputs", "teams_file"]
+__all__ = ["check_outputs"]
 
 _GLOB_CHARS = set("*?[")
-
-
-def teams_file(spec: str) -> str:
-    """The file part of a teams spec (``FILE``, ``FILE:COLUMN`` or ``FILE:RUN_COLUMN:TEAM_COLUMN``)."""
-    if Path(spec).exists():
-        return spec
-    parts = spec.split(":")
-    for end in range(len(parts) - 1, 0, -1):
-        candidate = ":".join(parts[:end])
-        if Path(candidate).exists():
-            return candidate
-    return parts[0]
 
 
 def _real(path: str | os.PathLike[str]) -> str:

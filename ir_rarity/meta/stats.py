@@ -34,6 +34,8 @@ __all__ = [
     "StabilityResult",
     "discriminative_power",
     "kendall_tau",
+    "paired_t_pvalues",
+    "randomization_pvalues",
     "stability",
     "system_ranking",
     "tau_ap",
@@ -359,13 +361,31 @@ def _pvalues_ttest_ind(values: np.ndarray) -> np.ndarray:
 
 def _pvalues_ttest_rel(values: np.ndarray) -> np.ndarray:
     """Paired t-test for all pairs at once; queries with NaN in either run of a pair are dropped."""
-    i, j = np.triu_indices(values.shape[0], k=1)
-    if not np.isnan(values).any():
+    _, _, diffs = _paired_differences(values)
+    return paired_t_pvalues(diffs)
+
+
+def paired_t_pvalues(diffs: np.ndarray) -> np.ndarray:
+    r"""Two-sided paired t-test of every row of a pairs x queries matrix of per-query differences.
+
+    For a pair with differences :math:`d_q = s_{a,q} - s_{b,q}` on its :math:`m` queries without NaN,
+    :math:`t = \bar d / \sqrt{s_d^2 / m}` on :math:`m - 1` degrees of freedom (Student's paired t-test, as
+    :func:`scipy.stats.ttest_rel`, which it calls when no value is missing). A query with NaN is left out of its
+    pair only. Undefined (zero variance, fewer than two queries): NaN.
+
+    Args:
+        diffs: Pairs x queries per-query differences (NaN where either run has no value).
+
+    Returns:
+        One two-sided p-value per pair.
+
+    """
+    diffs = np.asarray(diffs, dtype=float)
+    if not np.isnan(diffs).any():
         with np.errstate(divide="ignore", invalid="ignore"):
-            res = sps.ttest_rel(values[i], values[j], axis=1)
-        return np.asarray(res.pvalue, dtype=float)
+            res = sps.ttest_1samp(diffs, 0.0, axis=1)
+        return np.asarray(res.pvalue, dtype=float).reshape(-1)
     # With NaN, the same statistic on each pair's complete queries: t = mean(d) / sqrt(var(d) / m).
-    diffs = values[i] - values[j]
     valid = ~np.isnan(diffs)
     m = valid.sum(axis=1).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -397,10 +417,34 @@ def _pvalues_randomization(
     values: np.ndarray, trials: int, seed: int | np.random.Generator | None
 ) -> np.ndarray:
     """Paired sign-flip randomization test for all pairs, sharing one random sign matrix across pairs."""
-    rng = np.random.default_rng(seed)
-    n_queries = values.shape[1]
-    signs = rng.integers(0, 2, size=(trials, n_queries)).astype(float) * 2.0 - 1.0
     _, _, diffs = _paired_differences(values)
+    return randomization_pvalues(diffs, trials, seed)
+
+
+def randomization_pvalues(diffs: np.ndarray, trials: int = 10_000,
+                          seed: int | np.random.Generator | None = None) -> np.ndarray:
+    r"""Two-sided paired randomization (sign-flip) test of every row of a pairs x queries difference matrix.
+
+    Fisher's randomization test as Smucker, Allan & Carterette (CIKM 2007) apply it to IR: under the null
+    hypothesis the two runs are exchangeable on every query, so each difference :math:`d_q` may flip its sign.
+    With ``trials`` random sign vectors :math:`e` (one matrix shared by all pairs, so a seed fixes every p-value),
+    :math:`p = (\#\{e : |\sum_q e_q d_q| \ge |\sum_q d_q|\} + 1) / (\text{trials} + 1)`. A query with NaN
+    contributes nothing to its pair's sums (it is left out of that pair only). Computed as one matrix product per
+    block of pairs.
+
+    Args:
+        diffs: Pairs x queries per-query differences (NaN where either run has no value).
+        trials: Number of random sign vectors.
+        seed: Seed or :class:`numpy.random.Generator`.
+
+    Returns:
+        One p-value per pair (NaN for a pair without any query).
+
+    """
+    diffs = np.asarray(diffs, dtype=float)
+    rng = np.random.default_rng(seed)
+    n_queries = diffs.shape[1]
+    signs = rng.integers(0, 2, size=(trials, n_queries)).astype(float) * 2.0 - 1.0
     valid = ~np.isnan(diffs)
     counts = valid.sum(axis=1)
     diffs = np.where(valid, diffs, 0.0)  # a dropped query contributes nothing to any signed sum

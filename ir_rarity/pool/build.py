@@ -33,7 +33,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         The encoded runs, and :func:`key_index` of their rows (computed on the way, kept by the pool).
 
     Raises:
-        InputError: two runs with the same name, a NaN score, no runs, runs missing from ``teams``, or a
+        InputError: two runs with the same name, a NaN score, no runs, or a
             duplicate document (:class:`~ir_rarity.errors.DuplicateDocumentError`) with ``duplicates="error"``.
 
     """
@@ -74,16 +74,13 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
 def system_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.ndarray, list[str]]:
     """System code of each run and the system names: each run its own system, or its team's.
 
-    Raises:
-        InputError: ``teams`` does not map every run.
-
+    A run ``teams`` does not map is a team of its own (see :func:`~ir_rarity.pool.teams.assign_teams`).
     """
     if teams is None:
         return np.arange(len(names), dtype=np.int64), list(names)
-    missing = [n for n in names if n not in teams]
-    if missing:
-        raise InputError(f"teams does not map {len(missing)} run(s), e.g. {missing[:3]}")
-    codes, uniques = pd.factorize(pd.Series([str(teams[n]) for n in names]))
+    from ir_rarity.pool.teams import assign_teams
+
+    codes, uniques = pd.factorize(pd.Series(assign_teams(names, teams)))
     return codes.astype(np.int64), [str(u) for u in uniques]
 
 

@@ -90,9 +90,10 @@ class Pool:
                 holding one tag is one run named by its file name (less a compression suffix); a file holding
                 several tags is split into one run per tag.
             teams: Optional mapping ``run name -> team``. S then counts teams and S_d the teams that retrieved
-                d, so a team's near-identical runs do not make its documents look common. Every run must be
-                mapped. Also a leaderboard CSV with a ``run`` column: ``(path, column)`` or ``'path:column'``
-                (see :func:`ir_rarity.pool.teams.read_teams`).
+                d, so a team's near-identical runs do not make its documents look common. A run not mapped is a
+                team of its own (with a :class:`~ir_rarity.errors.TeamNotice`). Also a leaderboard CSV:
+                ``(path, team_column)``, ``'path:team_column'`` or ``'path:run_column:team_column'`` (see
+                :func:`ir_rarity.pool.teams.read_teams`).
             split_by_tag: Force (True) or forbid (False) splitting files into runs by their tag column.
             duplicates: ``"error"`` (default, as trec_eval) or ``"first"``.
             progress: Show a progress bar while reading many files.
@@ -102,7 +103,7 @@ class Pool:
 
         Raises:
             InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
-                (:class:`~ir_rarity.errors.DuplicateDocumentError`), or runs missing from ``teams``.
+                (:class:`~ir_rarity.errors.DuplicateDocumentError`).
 
         """
         team_map = read_teams(teams) if teams is not None else None
@@ -371,7 +372,7 @@ class Pool:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, qrels: Any, measures: Any, by_query: bool = False, *, runs: Any = None, joint: bool = False,
-                 duplicates: Duplicates = "error") -> pd.DataFrame:
+                 duplicates: Duplicates = "error", ci: float | None = None) -> pd.DataFrame:
         """Evaluate the pool's runs, or other runs against the pool.
 
         Rarity measures are computed by the vectorized engine over all runs together; any other measure
@@ -388,6 +389,9 @@ class Pool:
                 alone had joined.
             joint: With ``runs``: score them as joining the pool together (S + k).
             duplicates: With ``runs``: ``"error"`` or ``"first"``.
+            ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<measure> ci low"``
+                and ``"<measure> ci high"``, a percentile bootstrap over queries (seed 0; see
+                :func:`ir_rarity.compare.intervals.add_intervals`).
 
         Returns:
             One row per run (index ``run``) and one column per measure, named ``str(measure)``; or, with
@@ -397,4 +401,10 @@ class Pool:
         """
         frames = None if runs is None else dict(iter_named_runs(runs))
         result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates)
-        return result.long() if by_query else result.table()
+        if by_query:
+            return result.long()
+        if ci is None:
+            return result.table()
+        from ir_rarity.compare.intervals import add_intervals
+
+        return add_intervals(result.table(), result.values, result.measures, ci)

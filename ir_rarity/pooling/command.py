@@ -6,19 +6,19 @@
                       [-m MEASURE...] [--loto-teams N|all] [--leaderboard CSV] [--incomplete] [--no-plots]
 
 The report folder gets CSVs, PNG curves and ``summary.md`` (:func:`ir_rarity.pooling.report.write_report`).
-The folder may not be, nor contain, an input file. Progress bars appear on stderr when it is a terminal.
+The folder is checked against every input by :func:`ir_rarity.io.guard.check_outputs` before anything is read.
+Progress bars appear on stderr when it is a terminal.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
-from ir_rarity.errors import InputError, MemberNotice, ParameterError
+from ir_rarity.errors import MemberNotice, ParameterError
+from ir_rarity.io.guard import check_outputs
 
 __all__ = ["DEFAULT_BUDGETS", "DEFAULT_MEASURES", "DEFAULT_STRATEGIES", "add_parser", "run"]
 
@@ -64,33 +64,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _inputs(args: argparse.Namespace) -> list[Path]:
-    from ir_rarity.pool.sources import expand_run_paths
+def _inputs(args: argparse.Namespace) -> list[str | None]:
+    from ir_rarity.pool.teams import teams_file
 
-    paths = [Path(args.qrels)]
-    for spec in args.runs:
-        try:
-            paths += expand_run_paths(spec)
-        except InputError:
-            paths.append(Path(spec))
-    for extra in (args.leaderboard, args.teams):
-        if extra:
-            paths.append(Path(extra if Path(extra).exists() else extra.rsplit(":", 1)[0]))
-    return paths
-
-
-def check_out_folder(out: str, inputs: list[Path]) -> None:
-    """Refuse an output folder that is a file, is an input, or contains one (one-line :class:`InputError`)."""
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise InputError("exists and is not a folder, expected the report folder", out)
-    target = os.path.realpath(folder)
-    for p in inputs:
-        if not p.exists():
-            continue
-        real = os.path.realpath(p)
-        if real == target or real.startswith(target.rstrip(os.sep) + os.sep):
-            raise InputError(f"refusing to write the report where an input lives ({p})", out)
+    extras = [str(teams_file(x)) for x in (args.leaderboard, args.teams) if x]
+    return [args.qrels, *args.runs, *extras]
 
 
 def _loto_teams(pool: Any, qrels: Any, depth: int, spec: str) -> list[str] | None:
@@ -125,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from ir_rarity.pooling.strategies import parse_strategy
     from ir_rarity.tables import render_frame
 
-    check_out_folder(args.out, _inputs(args))
+    check_outputs([("--out", args.out, True)], _inputs(args))
     depth = check_depth(args.depth, "--depth", allow_none=True)
     strategies = [parse_strategy(s) for s in args.strategies]
     budgets = check_budgets(args.budgets)

@@ -1,0 +1,92 @@
+"""The options ``ir-rarity eval`` gets from this package, and the table it prints with them.
+
+``--baseline RUN...`` / ``--all-pairs`` with ``--test``, ``--correction``, ``--alpha``; ``--ci LEVEL``;
+``--composition`` (with ``--plot FILE``). :func:`add_eval_options` adds them to the ``eval`` parser,
+:func:`wants_table` says whether any was given, :func:`eval_table` renders the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from ir_rarity.compare.composition import composition, depends_on_pool
+from ir_rarity.compare.intervals import INTERVALS
+from ir_rarity.compare.significance import CORRECTIONS, TESTS
+from ir_rarity.compare.table import campaign_table
+from ir_rarity.engine.evaluate import Evaluation
+from ir_rarity.errors import ParameterError
+
+__all__ = ["add_eval_options", "eval_table", "wants_table"]
+
+
+def add_eval_options(parser: argparse.ArgumentParser) -> None:
+    """Add the comparison, interval and composition options to the ``eval`` parser."""
+    g = parser.add_argument_group("significance, intervals and pool composition")
+    g.add_argument("--baseline", metavar="RUN", nargs="+", help="compare every run with these runs")
+    g.add_argument("--all-pairs", action="store_true", help="compare every pair of runs (each run gets a letter)")
+    g.add_argument("--test", choices=TESTS, default="t", help="paired test: t (default), wilcoxon, randomization")
+    g.add_argument("--correction", metavar="METHOD", choices=CORRECTIONS,
+                   help=f"multiple-testing correction per measure (statsmodels): {', '.join(CORRECTIONS)}")
+    g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    g.add_argument("--trials", type=int, default=10_000, help="randomization test trials (10000)")
+    g.add_argument("--ci", type=float, metavar="LEVEL", help="confidence intervals of each mean, e.g. 0.95")
+    g.add_argument("--interval", choices=INTERVALS, default="bootstrap",
+                   help="interval over queries: bootstrap (percentile, default) or t")
+    g.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples of the queries (10000)")
+    g.add_argument("--composition", action="store_true",
+                   help="rank and score ranges of rarity/novelty measures when other teams (runs) are left out "
+                        "or resampled")
+    g.add_argument("--composition-resamples", type=int, default=200, metavar="N",
+                   help="pools drawn by the bootstrap over teams (200)")
+    g.add_argument("--plot", metavar="FILE", help="with --composition: plot ranks and ranges (PNG) of the first "
+                                                  "pool-dependent measure")
+    g.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstraps (0)")
+
+
+def wants_table(args: argparse.Namespace) -> bool:
+    """Whether any option of this package was given (else ``eval`` prints its plain table).
+
+    Raises:
+        ParameterError: options that need another one (``--correction`` without a comparison...).
+
+    """
+    compared = bool(args.baseline) or args.all_pairs
+    if args.baseline and args.all_pairs:
+        raise ParameterError("give --baseline or --all-pairs, not both")
+    if not compared and (args.correction is not None or args.test != "t"):
+        raise ParameterError("--test and --correction need --baseline RUN or --all-pairs")
+    if args.plot and not args.composition:
+        raise ParameterError("--plot needs --composition")
+    wanted = compared or args.ci is not None or args.composition
+    if wanted and args.per_query:
+        raise ParameterError("-q prints per-query values; drop it to compare runs, give intervals or composition")
+    if args.composition and args.pool:
+        raise ParameterError("--composition describes the campaign's own runs: drop --pool (RUNS are the campaign)")
+    return bool(wanted)
+
+
+def eval_table(args: argparse.Namespace, campaign: Any, qrels: Any, evaluation: Evaluation,
+               measures: Sequence[Any], order: Sequence[str]) -> str:
+    """The ``eval`` table with the comparisons, intervals and composition ``args`` ask for, in ``args.format``."""
+    comp = None
+    if args.composition:
+        pooled = [m for m in measures if depends_on_pool(m)]
+        if not pooled:
+            raise ParameterError("--composition needs a rarity or novelty measure among -m")
+        comp = composition(campaign, qrels, pooled, resamples=args.composition_resamples,
+                           level=args.ci or 0.95, seed=args.seed)
+        if args.plot:
+            from ir_rarity.compare.plots import plot_composition
+
+            try:
+                plot_composition(comp, pooled[0], args.plot)
+            except ImportError as e:  # no matplotlib: one line, not a traceback
+                raise ParameterError(str(e)) from None
+    table = campaign_table(evaluation, baselines=args.baseline, all_pairs=args.all_pairs, test=args.test,
+                           correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
+                           interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,
+                           order=order)
+    return table.render(args.format, args.places)
+

@@ -1,0 +1,145 @@
+r"""Pool-composition uncertainty: how much a run's rarity or novelty score, and its rank, depend on who took part.
+
+A rarity score is computed against the other systems of the campaign (S and S_d), so it changes when they change;
+a standard measure does not. Two analyses, both scoring every run of the pool by the one evaluation rule against a
+changed campaign (:class:`~ir_rarity.engine.weighted.WeightedCampaign`):
+
+* **Leave one team out**: each team :math:`t` in turn is removed from S and S_d (weight 0); every run of the
+  other teams stays in as a member and is scored and ranked among all runs (the removed team's runs scored as
+  newcomers, as if each alone had joined). A run's range is its lowest and highest score, and best and worst rank,
+  over the removals of the *other* teams (a run's own team is never removed for it). This is Zobel's
+  leave-one-group-out idea (SIGIR 1998) applied to the pool-dependent measures of Türkmen, Lease & Kutlu (ECIR
+  2023, Section 4.5 asks how rarity scores depend on the number of systems).
+* **Bootstrap over teams** (runs, for a pool without teams): ``resamples`` campaigns, each drawing the pool's
+  :math:`T` teams with replacement (multinomial weights, a team drawn twice counts twice in S and S_d); the
+  interval is the :math:`(1 \pm \text{level})/2` percentiles of each run's score and rank (for ranks, the drawn
+  ranks at or just outside them). Seeded.
+
+Ranks are competition ranks (1 = best, ties share the best rank), in the measure's own direction.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from ir_rarity.engine.aggregate import aggregate
+from ir_rarity.engine.compute import compute, is_engine_measure
+from ir_rarity.engine.weighted import WeightedCampaign
+from ir_rarity.errors import ParameterError
+from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.base import higher_is_better
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.pool.pool import Pool
+
+__all__ = ["COMPOSITION_COLUMNS", "composition", "depends_on_pool", "ranks"]
+
+COMPOSITION_COLUMNS = ("rank", "loto low", "loto high", "loto rank best", "loto rank worst", "boot low",
+                       "boot high", "boot rank low", "boot rank high")
+"""Per-measure columns of :func:`composition` (each prefixed ``"<measure> "``)."""
+
+
+def depends_on_pool(measure: Any) -> bool:
+    """Whether a measure's value depends on the campaign's other systems (rarity measures, ``U_novel``)."""
+    return is_engine_measure(measure) and bool(getattr(measure, "NEEDS_POOL", True))
+
+
+def ranks(scores: np.ndarray, higher: bool = True) -> np.ndarray:
+    """Competition ranks (1 = best, ties share the best rank) along the last axis; NaN scores rank last."""
+    oriented = -np.asarray(scores, dtype=float) if higher else np.asarray(scores, dtype=float)
+    oriented = np.where(np.isnan(oriented), np.inf, oriented)
+    return sps.rankdata(oriented, method="min", axis=-1).astype(float)
+
+
+def _progress(total: int, desc: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="campaign", file=sys.stderr, disable=not sys.stderr.isatty())
+
+
+def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, level: float = 0.95,
+                seed: int | np.random.Generator | None = 0, leave_one_out: bool = True) -> pd.DataFrame:
+    """Each run's score and rank under leave-one-team-out and a bootstrap over teams, for pool-dependent measures.
+
+    Args:
+        pool: The campaign (its teams, when built with ``teams``, are what is left out and resampled).
+        qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
+        measures: Measures; those that do not depend on the pool are refused.
+        resamples: Bootstrap campaigns (0: no bootstrap).
+        level: Confidence level of the bootstrap intervals.
+        seed: Seed or generator of the bootstrap.
+        leave_one_out: Compute the leave-one-team-out ranges.
+
+    Returns:
+        One row per run (index ``run``, pool order): ``team``, then per measure ``"<m>"`` (the score in the whole
+        pool) and the :data:`COMPOSITION_COLUMNS`. ``attrs`` holds the pool description, ``resamples``,
+        ``level`` and ``seed``.
+
+    Raises:
+        ParameterError: a measure that does not depend on the pool, fewer than two systems, a bad level.
+
+    """
+    measure_list = parse_measures(measures)
+    bad = [str(m) for m in measure_list if not depends_on_pool(m)]
+    if bad:
+        raise ParameterError(f"{', '.join(bad)} do(es) not depend on the pool: composition is for rarity and "
+                             "novelty measures")
+    if not 0.0 < level < 1.0:
+        raise ParameterError(f"level must be in (0, 1), got {level}")
+    if resamples < 0:
+        raise ParameterError(f"resamples must be >= 0, got {resamples}")
+    campaign = WeightedCampaign(pool, pool.encode_qrels(as_qrels_frame(qrels)))
+    n_sys, n_runs = campaign.n_systems, len(pool)
+    if n_sys < 2:
+        raise ParameterError("composition needs a pool of at least two systems")
+    weights: list[np.ndarray] = []
+    if leave_one_out:
+        weights += [1.0 - np.eye(n_sys)[t] for t in range(n_sys)]
+    rng = np.random.default_rng(seed)
+    weights += list(rng.multinomial(n_sys, np.full(n_sys, 1.0 / n_sys), size=resamples).astype(float))
+    all_weights = [np.ones(n_sys), *weights]
+    scores = {m: np.empty((len(all_weights), n_runs)) for m in measure_list}
+    with _progress(len(all_weights), "campaigns") as bar:
+        for k, w in enumerate(all_weights):
+            rows = campaign.rows(w)
+            for m in measure_list:
+                scores[m][k] = aggregate(m, compute(m, rows))
+            bar.update()
+    out = pd.DataFrame({"team": [campaign.system_names[s] for s in campaign.run_system]},
+                       index=pd.Index(pool.names, name="run"))
+    own = campaign.run_system
+    tail = (1.0 - level) / 2.0
+    for m in measure_list:
+        higher = higher_is_better(m)
+        values = scores[m]
+        ranked = ranks(values, higher)
+        out[str(m)] = values[0]
+        out[f"{m} rank"] = ranked[0]
+        if leave_one_out:
+            loto, loto_rank = values[1:n_sys + 1], ranked[1:n_sys + 1]
+            other = own[None, :] != np.arange(n_sys)[:, None]  # removal t counts for runs of the other teams
+            out[f"{m} loto low"] = np.where(other, loto, np.inf).min(axis=0)
+            out[f"{m} loto high"] = np.where(other, loto, -np.inf).max(axis=0)
+            out[f"{m} loto rank best"] = np.where(other, loto_rank, np.inf).min(axis=0)
+            out[f"{m} loto rank worst"] = np.where(other, loto_rank, -np.inf).max(axis=0)
+        if resamples:
+            boot, boot_rank = values[len(all_weights) - resamples:], ranked[len(all_weights) - resamples:]
+            out[f"{m} boot low"] = np.percentile(boot, 100 * tail, axis=0)
+            out[f"{m} boot high"] = np.percentile(boot, 100 * (1 - tail), axis=0)
+            # ranks are whole numbers: the bounds are drawn ranks, rounded outwards
+            out[f"{m} boot rank low"] = np.percentile(boot_rank, 100 * tail, axis=0, method="lower")
+            out[f"{m} boot rank high"] = np.percentile(boot_rank, 100 * (1 - tail), axis=0, method="higher")
+    info = pool.info()
+    out.attrs.update({"pool": info.as_dict(), "describe": info.describe(), "resamples": resamples, "level": level,
+                      "seed": seed if isinstance(seed, int) else None, "left_out": info.systems})
+    return out
+
+
+def composition_columns(measures: Sequence[Any]) -> list[str]:
+    """The columns :func:`composition` gives for ``measures``, in order."""
+    return [f"{m} {c}" for m in measures for c in COMPOSITION_COLUMNS]

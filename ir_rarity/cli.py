@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 import time
 import warnings
@@ -143,7 +144,7 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> tuple[Any, pd.
     from ir_rarity.engine.evaluate import evaluate
     from ir_rarity.io.frames import as_qrels_frame
     from ir_rarity.pool.build import top_k
-    from ir_rarity.pool.resolve import resolve_campaign
+    from ir_rarity.pool.resolve import check_measure_pools, resolve_campaign
     from ir_rarity.pool.sources import iter_named_runs
     from ir_rarity.pool.teams import read_teams
 
@@ -153,10 +154,13 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> tuple[Any, pd.
     if not args.pool:
         if args.joint:
             raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-        pool = _build_pool(args.runs, args.teams, args.duplicates, keep)
+        pool = resolve_campaign(_runs_spec(args.runs), teams=read_teams(args.teams) if args.teams else None,
+                                duplicates=args.duplicates, keep_depth=keep, cache=False)
+        check_measure_pools(pool, measures)
         return pool, qrels, evaluate(pool, qrels, measures)
     campaign = resolve_campaign(_runs_spec(args.pool), teams=read_teams(args.teams) if args.teams else None,
                                 duplicates=args.duplicates, keep_depth=keep)
+    check_measure_pools(campaign, measures)
     frames: dict[str, Any] = {}
     for name, frame in iter_named_runs(_runs_spec(args.runs)):
         if name in frames:
@@ -168,6 +172,11 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> tuple[Any, pd.
 # ---------------------------------------------------------------------------------------------- commands
 def _cmd_eval(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
+    from ir_rarity.integrations.ir_measures_provider import POOL_ENV
+
+    if not args.pool and os.environ.get(POOL_ENV):  # the one way to name a pool, here too
+        args.pool = [os.environ[POOL_ENV]]
+        print(f"{PROG}: note: scoring RUNS against the pool {POOL_ENV} names ({args.pool[0]})", file=sys.stderr)
     check_outputs([("--output", args.output, False), ("--plot", args.plot, False)], _inputs(args))
     measures = _parse_measures(args.measures, args.depth)
     from ir_rarity.compare.cli import eval_table, wants_table
@@ -237,7 +246,7 @@ def _cmd_pool(args: argparse.Namespace) -> int:
         from ir_rarity.campaign import judging_pool
 
         _write_frame(judging_pool(pool, args.depth), args.judging_pool)
-    print(f"{pool!r}", file=sys.stderr)
+    print(f"{PROG}: {pool.info().describe()} ({pool!r})", file=sys.stderr)
     return 0
 
 
@@ -369,7 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        with _notices():  # every command's notices and warnings: one line each, and none after an error
+            return int(args.func(args))
     except (RarityError, OSError, ValueError, LookupError, _UsageError) as e:
         message = " ".join(str(e).split()) or type(e).__name__
         print(f"{PROG}: error: {message}", file=sys.stderr)

@@ -158,7 +158,7 @@ def test_every_path_gives_the_same_number(campaign: dict[str, Path], covid_qrels
 def test_the_copy_is_the_member_and_the_new_run_joins_alone(campaign: dict[str, Path],
                                                             covid_qrels: pd.DataFrame) -> None:
     pool = Pool.from_runs(campaign["folder"])
-    with pytest.warns(MemberNotice, match="campaign run 'BERT' \\(to depth 10\\)"):
+    with pytest.warns(MemberNotice, match="campaign run 'BERT' to depth 10: scored as that member there$"):
         copy = pool.evaluate(covid_qrels, MEASURES, runs={"mine": str(campaign["copy"])})
     members = pool.evaluate(covid_qrels, MEASURES)
     for m in MEASURES:
@@ -273,3 +273,33 @@ def test_every_registered_measure_has_a_kernel() -> None:
     for name in REGISTERED:
         assert ir_measures.measures.registry[name] is REGISTERED[name]
         assert name in ir_rarity.__all__
+
+
+def test_membership_is_per_depth_and_the_notice_says_so(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    # BERT less its last document per query: BERT to depth 10, another ranking to depth 100 (the runs hold 100)
+    bert = covid_pool.run("BERT")
+    copy = bert[bert.groupby("query_id")["rank"].transform("max") != bert["rank"]]
+    measures = ["P_rare@10", "P_rare@100"]
+    with pytest.warns(MemberNotice, match=r"'BERT' to depth 10: scored as that member there; at depth 100 it "
+                                          r"differs and is scored as a newcomer"):
+        table = covid_pool.evaluate(covid_qrels, measures, runs={"mine": copy})
+    campaign = covid_pool.evaluate(covid_qrels, measures)
+    assert table.loc["mine", "P_rare@10"] == campaign.loc["BERT", "P_rare@10"]
+    joined = Pool.from_runs({**{n: covid_pool.run(n) for n in covid_pool.names}, "mine": copy})
+    assert table.loc["mine", "P_rare@100"] == pytest.approx(
+        joined.evaluate(covid_qrels, ["P_rare@100"]).loc["mine", "P_rare@100"], abs=1e-12)
+    assert table.loc["mine", "P_rare@100"] != campaign.loc["BERT", "P_rare@100"]
+    assert table.attrs["pool"]["members"] == {"mine": "BERT"}
+
+
+def test_a_measure_naming_another_pool_is_refused(campaign: dict[str, Path], covid_qrels: pd.DataFrame) -> None:
+    pool = Pool.from_runs(campaign["folder"])
+    same = pool.evaluate(covid_qrels, [f"P_rare(pool='{campaign['folder']}')@10"], runs={"x": str(campaign["new"])})
+    assert same.iloc[0, 0] == pool.evaluate(covid_qrels, ["P_rare@10"], runs={"x": str(campaign["new"])}).iloc[0, 0]
+    with pytest.raises(ir_rarity.ParameterError, match="names its own pool"):
+        pool.evaluate(covid_qrels, [f"P_rare(pool='{campaign['new']}')@10"])
+    with ir_rarity.pool.context.activated(pool):  # the measure's own pool comes first, also inside `with pool:`
+        own = ir_measures.calc_aggregate([ir_measures.parse_measure(f"P_rare(pool='{campaign['npz']}')@10")],
+                                         covid_qrels, ir_rarity.read_trec_run(campaign["new"]))
+    expected = Pool.load(campaign["npz"]).evaluate(covid_qrels, ["P_rare@10"], runs={"x": str(campaign["new"])})
+    assert next(iter(own.values())) == expected.iloc[0, 0]

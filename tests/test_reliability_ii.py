@@ -417,3 +417,33 @@ def test_an_ir_datasets_id_that_cannot_be_fetched(files: dict[str, Path], monkey
         Pool.from_runs(files["run"]).evaluate("no-such-dataset-id/anywhere", ["P@1"])
     assert_cli_error(run_cli("eval", "no-such-dataset-id/anywhere", files["run"], "-m", "P@1"),
                      "nor an ir_datasets dataset")
+
+
+def test_two_outputs_never_overwrite_each_other(tmp_path: Path, files: dict[str, Path]) -> None:
+    same = tmp_path / "same.csv"
+    assert_cli_error(run_cli("pool", files["run"], "--depth", "2", "--out", same, "--judging-pool", same),
+                     "--judging-pool and --out name the same file")
+    assert not same.exists()
+
+
+def test_csv_files_users_name_fail_in_one_line_without_quoting_them(tmp_path: Path, files: dict[str, Path]) -> None:
+    broken = tmp_path / "teams.csv"
+    broken.write_text('run,team\n"a,T\n')
+    with pytest.raises(InputError, match=r"teams\.csv: not a readable teams file"):
+        Pool.from_runs(files["run"], teams=str(broken))
+    secret = tmp_path / "board.csv"
+    secret.write_text("root:x:0:0:TOPSECRETTOKENabcdefghijklmnopqrstuvwxyz,other\n1,2\n")
+    done = run_cli("pooling", files["qrels"], files["run"], "--budgets", "1", "--out", tmp_path / "o",
+                   "--leaderboard", secret, "--no-reusability")
+    assert_cli_error(done, "board.csv", "no column 'run'")
+    assert "TOPSECRETTOKENabcdefghijklmnop" not in done.stderr
+
+
+def test_notices_of_every_command_are_one_line(tmp_path: Path, files: dict[str, Path]) -> None:
+    teams = tmp_path / "teams.csv"
+    teams.write_text("run,team\nother,T\n")
+    done = run_cli("pool", files["run"], "--teams", teams, "--depth", "2", "--out", tmp_path / "sd.csv")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert any(line.startswith("ir-rarity: note: 1 run(s) not in the team file") for line in lines)
+    assert all(line.startswith("ir-rarity: ") for line in lines) and "Traceback" not in done.stderr, lines

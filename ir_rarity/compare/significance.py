@@ -114,6 +114,7 @@ def paired_pvalues(values: np.ndarray, pairs: np.ndarray, test: str | PairTest =
         raise ParameterError(f"unknown test {test!r}; choose from {', '.join(TESTS)}")
     p = np.asarray(p, dtype=float)
     p[common.sum(axis=1) < 2] = np.nan
+    p[~np.any(common & (diffs != 0), axis=1)] = np.nan  # no difference at all: undefined for every test alike
     return p
 
 

@@ -186,11 +186,13 @@ def evaluate(
     engine = [m for m in measure_list if is_engine_measure(m)]
     standard = [m for m in measure_list if not is_engine_measure(m)]
     depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
+    members_of: MemberCampaign | None = None
     if runs is None:
         if joint:
             raise ParameterError("joint=True needs runs to join the campaign")
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give the runs to evaluate against it")
+        members_of = campaign
         names, mode = list(campaign.names), "members"
     else:
         if not runs:
@@ -206,18 +208,20 @@ def evaluate(
     values: dict[Any, np.ndarray] = {}
     members: dict[str, str] = {}
     if engine:
-        if runs is None:
-            rows = campaign.member_rows(encoded)  # type: ignore[attr-defined]
+        if members_of is not None:
+            rows = members_of.member_rows(encoded)
         else:
+            assert runs is not None
             rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
         for m in engine:
             values[m] = compute(m, rows)
-        if runs is not None:
+        if members_of is None:
             members = _report_members(names, membership)
     if standard:
+        source = members_of
         frames: Iterable[tuple[str, pd.DataFrame]] = (
-            ((n, campaign.run(n)) for n in names) if runs is None  # type: ignore[attr-defined]
-            else ((str(n), f) for n, f in runs.items()))
+            ((n, source.run(n)) for n in names) if source is not None
+            else ((str(n), f) for n, f in (runs or {}).items()))
         values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names)))
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode)
@@ -232,19 +236,30 @@ def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
 
 
 def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:
-    """Evaluated run -> member it equals at every depth asked; one notice per such run."""
+    """Evaluated run -> the member it equals (at one depth or more); one notice per such run naming the depths.
+
+    Membership is decided per depth: a run may equal a member to depth 10 but not to depth 100, and is then
+    scored as that member by measures counting S_d at 10 and as a newcomer by those counting at 100. The notice
+    says both.
+    """
+    def at(depths: list[int | None]) -> str:
+        return ", ".join("whole runs" if d is None else str(d) for d in depths)
+
     members: dict[str, str] = {}
     for i, name in enumerate(names):
         found = {depth: found[i] for depth, found in membership.items()}
-        if found and all(v is not None for v in found.values()):
-            member = next(iter(found.values()))
-            assert member is not None
-            members[name] = member
-            if member == ASSUMED_MEMBER:
-                continue
-            depths = ", ".join("whole runs" if d is None else str(d) for d in found)
-            warnings.warn(f"run {name!r} has the ranked lists of campaign run {member!r} (to depth {depths}): "
-                          "scored as that member", MemberNotice, stacklevel=3)
+        matched = [d for d, m in found.items() if m is not None]
+        if not matched:
+            continue
+        member = found[matched[0]]
+        assert member is not None
+        members[name] = member
+        if member == ASSUMED_MEMBER:
+            continue
+        alone = [d for d, m in found.items() if m is None]
+        also = f"; at depth {at(alone)} it differs and is scored as a newcomer" if alone else ""
+        warnings.warn(f"run {name!r} has the ranked lists of campaign run {member!r} to depth {at(matched)}: "
+                      f"scored as that member there{also}", MemberNotice, stacklevel=3)
     return members
 
 

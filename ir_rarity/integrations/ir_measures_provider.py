@@ -39,23 +39,19 @@ POOL_ENV = "IR_RARITY_POOL"
 def pool_for(measure: ir_measures.Measure) -> Campaign:
     """The campaign to evaluate ``measure`` against.
 
-    The active one (``with pool:``) if any; else the one named by the measure's ``pool`` parameter or, failing
-    that, the ``IR_RARITY_POOL`` environment variable (resolved by
+    In this order: the one named by the measure's own ``pool`` parameter; else the active one (``with pool:``);
+    else the ``IR_RARITY_POOL`` environment variable (named pools are resolved by
     :func:`~ir_rarity.pool.resolve.resolve_campaign`, once per process and path).
 
     Raises:
         NoActivePoolError: no active pool, no ``pool`` parameter and no ``IR_RARITY_POOL``.
 
     """
-    pool = active_pool()
-    if pool is not None:
-        return pool
-    spec = measure["pool"] if isinstance(measure, RarityMeasure) and "pool" in measure.SUPPORTED_PARAMS else None
-    spec = spec or os.environ.get(POOL_ENV) or None
+    from ir_rarity.pool.resolve import measure_pool, resolve_campaign
+
+    spec: Any = measure_pool(measure) or active_pool() or os.environ.get(POOL_ENV) or None
     if spec is None:
         return require_pool(str(measure))
-    from ir_rarity.pool.resolve import resolve_campaign
-
     return resolve_campaign(spec)
 
 

@@ -54,6 +54,11 @@ def check_outputs(outputs: Iterable[tuple[str, str | None, bool]], inputs: Itera
             folders.append(_real(spec))
         elif Path(spec).exists():
             files.append(_real(spec))
+    given = [(option, path) for option, path, _ in outputs if path is not None]
+    for i, (option, named) in enumerate(given):
+        for other, other_path in given[:i]:
+            if _real(named) == _real(other_path):
+                raise InputError(f"{option} and {other} name the same file: one would overwrite the other", named)
     for option, path, is_folder in outputs:
         if path is None:
             continue

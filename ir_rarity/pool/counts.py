@@ -166,10 +166,14 @@ class CountTable:
         except (KeyError, ValueError, TypeError):
             raise InputError("bad ir_rarity metadata (num_systems, depth, runs or members)", source) from None
         try:
-            return cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
-                       members=members, n_runs=n_runs)
+            counts = cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
+                         members=members, n_runs=n_runs)
         except (InputError, ParameterError) as e:
             raise InputError(str(e), source) from None
+        from ir_rarity.pool.resolve import note_origin
+
+        note_origin(counts, source)
+        return counts
 
     # ------------------------------------------------------------------ context
     def __repr__(self) -> str:
@@ -238,8 +242,10 @@ class CountTable:
         Returns:
             One row per run (index ``run``), one column per measure (mean over the qrels' queries).
         """
+        from ir_rarity.pool.resolve import check_measure_pools
         from ir_rarity.pool.sources import iter_named_runs
 
+        check_measure_pools(self, measures)
         return evaluate_runs(self, as_qrels_frame(qrels), measures, dict(iter_named_runs(runs)), joint=joint).table()
 
 

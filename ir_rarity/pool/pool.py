@@ -23,11 +23,12 @@ from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
-from ir_rarity.errors import InputError
+from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.pool.build import encode_runs, key_index, top_k
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
+from ir_rarity.pool.resolve import note_origin
 from ir_rarity.pool.sources import iter_named_runs
 from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
@@ -113,7 +114,9 @@ class Pool:
             assert keep is not None
             named = ((name, top_k(frame, keep, name, duplicates)) for name, frame in named)
         encoded, key_codes = encode_runs(named, team_map, duplicates)
-        return cls(encoded, key_codes)
+        pool = cls(encoded, key_codes)
+        note_origin(pool, runs)
+        return pool
 
     # ------------------------------------------------------------------ description
     @property
@@ -225,7 +228,9 @@ class Pool:
             InputError: the file is missing, changed, truncated or not a pool file; the message names it.
 
         """
-        return cls(load_runs(path))
+        pool = cls(load_runs(path))
+        note_origin(pool, path)
+        return pool
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> Pool:
@@ -399,9 +404,14 @@ class Pool:
             the values were computed against (S, what it counts, depths, runs).
 
         """
+        from ir_rarity.pool.resolve import check_measure_pools
+
+        check_measure_pools(self, measures)
         frames = None if runs is None else dict(iter_named_runs(runs))
         result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates)
         if by_query:
+            if ci is not None:
+                raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")
             return result.long()
         if ci is None:
             return result.table()

@@ -18,6 +18,8 @@ campaign.
 from __future__ import annotations
 
 import os
+import stat
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,14 +29,18 @@ from ir_rarity.engine.ranked import Duplicates
 from ir_rarity.errors import InputError
 from ir_rarity.pool.sources import expand_run_paths
 
-__all__ = ["clear_cache", "file_kind", "resolve_campaign"]
+__all__ = ["check_measure_pools", "clear_cache", "file_kind", "measure_pool", "note_origin", "resolve_campaign"]
 
 _CACHE: dict[tuple[Any, ...], Campaign] = {}
+_ORIGIN: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+"""Campaign -> the files it was read from (their real paths, times and sizes), for :func:`check_measure_pools`."""
 
 
 def file_kind(path: str | os.PathLike[str]) -> str:
     """``"pool"`` (a saved ``.npz``), ``"counts"`` (a parquet count table) or ``"runs"``, by the file's first bytes."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "runs"  # a pipe or device: never read ahead (its bytes would be gone for the reader)
         with open(path, "rb") as f:
             head = f.read(4)
     except OSError:
@@ -49,7 +55,7 @@ def file_kind(path: str | os.PathLike[str]) -> str:
 def _signature(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
     out = []
     for p in files:
-        st = p.stat()
+        st = p.stat() if os.fspath(p) != "-" else os.stat(0)
         out.append((os.path.realpath(p), st.st_mtime_ns, st.st_size))
     return tuple(out)
 
@@ -105,9 +111,62 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
                                   progress=progress)
     if cache:
         _CACHE[key] = campaign
+    _ORIGIN[campaign] = key[:2]
     return campaign
+
+
+def note_origin(campaign: Any, spec: Any) -> None:
+    """Remember which files ``campaign`` was read from (``spec`` as a reader was given it), when they are files."""
+    if isinstance(spec, (str, os.PathLike)) or (isinstance(spec, (list, tuple)) and spec
+                                                and all(isinstance(s, (str, os.PathLike)) for s in spec)):
+        specs = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
+        origin = _origin_of(*specs)
+        if origin is not None:
+            _ORIGIN[campaign] = origin
+
+
+def _origin_of(*specs: Any) -> tuple[Any, ...] | None:
+    try:
+        files = [p for s in specs for p in expand_run_paths(os.fspath(s))]
+    except (InputError, OSError):
+        return None
+    kinds = {file_kind(p) for p in files}
+    return (kinds.pop() if len(kinds) == 1 else "runs", _signature(files))
 
 
 def clear_cache() -> None:
     """Forget the campaigns resolved so far in this process."""
     _CACHE.clear()
+
+
+def measure_pool(measure: Any) -> str | None:
+    """The pool a measure names with its own ``pool`` parameter (``P_rare(pool='runs/')@100``), or None."""
+    params = getattr(measure, "params", {})
+    spec = params.get("pool") if isinstance(params, dict) else None
+    return str(spec) if spec else None
+
+
+def check_measure_pools(campaign: Campaign, measures: Any) -> None:
+    """Refuse a measure whose own ``pool=`` names another campaign than the one it is evaluated against.
+
+    A measure string carries its pool where ir_measures is the entry point (the stock command); where the
+    campaign is given otherwise (``Pool.evaluate``, ``CountTable.evaluate``, ``ir-rarity eval``), a ``pool=`` that
+    names the same campaign is fine and any other is an error, never a number computed against the wrong pool.
+
+    Raises:
+        ParameterError: a measure names another pool.
+
+    """
+    from ir_rarity.errors import ParameterError
+    from ir_rarity.measures.parse import parse_measures
+
+    base = getattr(campaign, "campaign", campaign)  # a joined campaign: the campaign it extends
+    origins = {_ORIGIN.get(c) for c in (campaign, base)} - {None}
+    for measure in parse_measures(measures):
+        spec = measure_pool(measure)
+        if spec is None or _origin_of(spec) in origins:
+            continue  # no pool named, or the same files the campaign was read from
+        if resolve_campaign(spec) not in (campaign, base):
+            raise ParameterError(f"{measure} names its own pool ({spec!r}), but is evaluated against another "
+                                 f"({campaign.info().describe()}): drop pool= from the measure, or evaluate against "
+                                 "that pool (--pool, Pool.evaluate of that pool)")

@@ -13,10 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ir_rarity.errors import InputError, TeamNotice
-from ir_rarity.io.raw import short
+from ir_rarity.io.csvfile import read_csv_columns
 
 __all__ = ["assign_teams", "read_teams", "teams_file"]
 
@@ -67,11 +65,7 @@ def read_teams(teams: Any) -> dict[str, str]:
     path, run_column, team_column = _spec(teams)
     if not Path(path).is_file():
         raise InputError("no such teams file", path)
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    for needed in (run_column, team_column):
-        if needed not in frame.columns:
-            found = ", ".join(short(c, 20) for c in list(frame.columns)[:8])
-            raise InputError(f"teams file has no column {needed!r} (its first columns: {found})", path)
+    frame = read_csv_columns(path, (run_column, team_column), "teams")
     return dict(zip(frame[run_column], frame[team_column], strict=True))
 
 

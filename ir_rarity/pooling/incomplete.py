@@ -65,13 +65,15 @@ def incomplete_judgments(pool: Pool, qrels: Any, measures: Any, judged_at: int =
     label = max([int(m["rel"]) if isinstance(m, RarityMeasure) else int(m.params.get("rel", 1) or 1)
                  for m in measure_list] + [1])
     judged_pairs = pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]].astype(str))
+    judged_queries = set(frame["query_id"].astype(str))
     optimistic = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MemberNotice)
         for name in names:
             run = pool.run(name)
-            unjudged = run.loc[~pd.MultiIndex.from_frame(run[["query_id", "doc_id"]]).isin(judged_pairs),
-                               ["query_id", "doc_id"]]
+            outside = ~pd.MultiIndex.from_frame(run[["query_id", "doc_id"]]).isin(judged_pairs)
+            judged_query = run["query_id"].isin(judged_queries).to_numpy()  # other queries are not evaluated
+            unjudged = run.loc[outside & judged_query, ["query_id", "doc_id"]]
             extra = unjudged.assign(relevance=label)
             augmented = pd.concat([frame, extra[frame.columns]], ignore_index=True) if len(extra) else frame
             optimistic[name] = pool.evaluate(augmented, measure_list, runs={name: run}).iloc[0]

@@ -19,7 +19,6 @@ rule), compared with S_d from all runs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,12 +26,13 @@ import pandas as pd
 
 from ir_rarity.campaign import leave_one_team_out
 from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import higher_is_better
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pooling.simulate import Simulation, _progress
+from ir_rarity.pooling.simulate import Simulation, progress_bar
 
 __all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
 
@@ -94,7 +94,7 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     team_list = None if teams is None else list(teams)
     cells = [(s, b) for s in sim.orders for b in sim.budgets]
     rows = []
-    for strategy, budget in _progress(cells, progress, "reusability"):
+    for strategy, budget in progress_bar(cells, progress, "reusability"):
         judged = sim.orders[strategy].frame(sim.per_topic(budget))
         restricted = pool_qrels(full_qrels, judged)
         scores = pool.evaluate(restricted, measure_list)
@@ -126,11 +126,13 @@ def contributing_runs(leaderboard: Any, column: str = "contributed judgments") -
         InputError: the file lacks a ``run`` or ``column`` column.
 
     """
-    frame = leaderboard if isinstance(leaderboard, pd.DataFrame) else pd.read_csv(Path(leaderboard), dtype=str)
-    source = "leaderboard" if isinstance(leaderboard, pd.DataFrame) else str(leaderboard)
-    for needed in ("run", column):
-        if needed not in frame.columns:
-            raise InputError(f"no column {needed!r} (columns: {', '.join(map(str, frame.columns))})", source)
+    if isinstance(leaderboard, pd.DataFrame):
+        frame = leaderboard
+        for needed in ("run", column):
+            if needed not in frame.columns:
+                raise InputError(f"no column {needed!r} in the leaderboard frame", "leaderboard")
+    else:
+        frame = read_csv_columns(leaderboard, ("run", column), "leaderboard")
     flag = frame[column].astype(str).str.strip().str.lower().isin(["yes", "y", "true", "1"])
     return [str(r) for r in frame.loc[flag, "run"]]
 

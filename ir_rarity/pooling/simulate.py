@@ -165,12 +165,12 @@ def simulate(pool: Pool, qrels: Any, strategies: Sequence[str | Strategy], budge
     candidates = Candidates.from_pool(pool, qrels, depth=depth, rel=rel)
     limit = int(topic_budgets(budget_list[-1], candidates.n_topics, total).max())
     orders: dict[str, JudgingOrder] = {}
-    for strategy in _progress(parsed, progress, "strategies"):
+    for strategy in progress_bar(parsed, progress, "strategies"):
         orders[str(strategy)] = strategy.order(candidates, seed=seed, limit=limit)
     return Simulation(candidates, orders, budget_list, total=total, seed=seed)
 
 
-def _progress(items: Sequence[Any], show: bool, what: str) -> Iterable[Any]:
+def progress_bar(items: Sequence[Any], show: bool, what: str) -> Iterable[Any]:
     if not show:
         return items
     from tqdm.auto import tqdm

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ir_rarity.compare.composition import composition, depends_on_pool
-from ir_rarity.compare.intervals import INTERVALS
-from ir_rarity.compare.significance import CORRECTIONS, TESTS
-from ir_rarity.compare.table import campaign_table
-from ir_rarity.engine.evaluate import Evaluation
+from ir_rarity.compare.names import CORRECTIONS, INTERVALS, TESTS
 from ir_rarity.errors import ParameterError
+
+if TYPE_CHECKING:
+    from ir_rarity.engine.evaluate import Evaluation
 
 __all__ = ["add_eval_options", "eval_table", "wants_table"]
 
@@ -70,6 +69,9 @@ def wants_table(args: argparse.Namespace) -> bool:
 def eval_table(args: argparse.Namespace, campaign: Any, qrels: Any, evaluation: Evaluation,
                measures: Sequence[Any], order: Sequence[str]) -> str:
     """The ``eval`` table with the comparisons, intervals and composition ``args`` ask for, in ``args.format``."""
+    from ir_rarity.compare.table import campaign_table
+    from ir_rarity.compare.uncertainty import composition, depends_on_pool
+
     comp = None
     if args.composition:
         pooled = [m for m in measures if depends_on_pool(m)]

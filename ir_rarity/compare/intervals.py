@@ -22,13 +22,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ir_rarity.compare.names import INTERVALS
 from ir_rarity.engine.aggregate import skips_undefined
 from ir_rarity.errors import ParameterError
 
 __all__ = ["INTERVALS", "add_intervals", "bootstrap_interval", "interval_columns", "t_interval"]
 
-INTERVALS = ("bootstrap", "t")
-"""The interval methods by name."""
 
 _BLOCK = 2_000_000  # float64 elements of one block of resampled sums (16 MB)
 

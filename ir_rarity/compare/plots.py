@@ -35,7 +35,7 @@ def plot_composition(table: pd.DataFrame, measure: Any, path: str | Path, top: i
     interval of the rank over resampled pools, a thick bar its range when each other team is left out.
 
     Args:
-        table: A :func:`~ir_rarity.compare.composition.composition` table.
+        table: A :func:`~ir_rarity.compare.uncertainty.composition` table.
         measure: The measure to plot (one of the table's).
         path: The PNG (or any format matplotlib knows by the suffix) to write.
         top: Plot only the best ``top`` runs.

@@ -24,22 +24,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ir_rarity.compare.names import CORRECTIONS, TEST_NAMES, TESTS
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.base import higher_is_better
 from ir_rarity.meta.stats import paired_t_pvalues, randomization_pvalues
 
 __all__ = ["CORRECTIONS", "TESTS", "TEST_NAMES", "compare_values", "comparison_pairs", "correct", "paired_pvalues"]
 
-TESTS = ("t", "wilcoxon", "randomization")
-"""The paired tests by name."""
-
-TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-              "randomization": "paired randomization test"}
-"""How tables name each test."""
-
-CORRECTIONS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel", "fdr_bh", "fdr_by",
-               "fdr_tsbh", "fdr_tsbky")
-"""The correction methods of :func:`statsmodels.stats.multitest.multipletests`."""
 
 PairTest = Callable[[np.ndarray, np.ndarray], Any]
 """A custom test: ``test(run_values, reference_values)`` returning ``(statistic, pvalue)`` as scipy's tests do."""

@@ -2,7 +2,7 @@
 
 :func:`campaign_table` gathers, for one :class:`~ir_rarity.engine.evaluate.Evaluation`, the comparisons
 (:func:`~ir_rarity.compare.significance.compare_values`), the intervals
-(:mod:`~ir_rarity.compare.intervals`) and, optionally, a :func:`~ir_rarity.compare.composition.composition` table,
+(:mod:`~ir_rarity.compare.intervals`) and, optionally, a :func:`~ir_rarity.compare.uncertainty.composition` table,
 and renders them with the one table renderer (:func:`ir_rarity.tables.render`):
 
 * markdown and latex mark significant differences as ranx does: every compared reference run gets a letter, and a
@@ -60,7 +60,7 @@ class CampaignTable:
         comparisons: One row per measure and tested pair (:func:`compare_values`), or None.
         references: The runs others are compared with (the baselines, or every run for all pairs).
         values: One row per run: each measure, and its interval bounds when asked.
-        composition: A :func:`~ir_rarity.compare.composition.composition` table, or None.
+        composition: A :func:`~ir_rarity.compare.uncertainty.composition` table, or None.
         settings: Test, correction, alpha, interval method, level, resamples and seed.
 
     """
@@ -266,7 +266,7 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
         interval: ``"bootstrap"`` or ``"t"``.
         resamples: Bootstrap resamples of the queries.
         seed: Seed of the randomization test and the bootstrap.
-        composition: A :func:`~ir_rarity.compare.composition.composition` table of the same runs, or None.
+        composition: A :func:`~ir_rarity.compare.uncertainty.composition` table of the same runs, or None.
         order: Display order of the runs (default: the evaluation's).
 
     """

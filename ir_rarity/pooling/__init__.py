@@ -4,31 +4,36 @@ Seed 000 (Türkmen, Lease & Kutlu, ECIR 2023, sections 5.1 and 5.4) and seed 003
 
 - :mod:`~ir_rarity.pooling.candidates`: what strategies choose from (the runs' documents per topic, the oracle);
 - :mod:`~ir_rarity.pooling.strategies`: depth-k, RBP, RRF, move-to-front, MM-NS bandit, rarity-aware;
-- :mod:`~ir_rarity.pooling.simulate`: relevant documents found per strategy and budget;
-- :mod:`~ir_rarity.pooling.reusability`: rank correlations and leave-one-team-out per simulated pool; S_d from
+- :mod:`~ir_rarity.pooling.simulation`: relevant documents found per strategy and budget;
+- :mod:`~ir_rarity.pooling.reuse`: rank correlations and leave-one-team-out per simulated pool; S_d from
   official runs only;
 - :mod:`~ir_rarity.pooling.incomplete`: judged-only values, Judged@k and per-run readings of unjudged documents;
 - :mod:`~ir_rarity.pooling.report`: tables, curves, markdown; :mod:`~ir_rarity.pooling.command`: ``ir-rarity
   pooling``.
 """
 
-from ir_rarity.pooling.candidates import Candidates
-from ir_rarity.pooling.incomplete import incomplete_judgments, judged_only
-from ir_rarity.pooling.report import found_table, plot_budget_curves, plot_reusability, write_report
-from ir_rarity.pooling.reusability import contributing_runs, official_vs_all, pool_qrels, reusability
-from ir_rarity.pooling.simulate import Simulation, simulate, topic_budgets
-from ir_rarity.pooling.strategies import (
-    MMNS,
-    MTF,
-    RBP,
-    RRF,
-    STRATEGIES,
-    DepthK,
-    JudgingOrder,
-    RarityRBP,
-    Strategy,
-    parse_strategy,
-)
+from typing import TYPE_CHECKING
+
+from ir_rarity.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ir_rarity.pooling.candidates import Candidates
+    from ir_rarity.pooling.incomplete import incomplete_judgments, judged_only
+    from ir_rarity.pooling.report import found_table, plot_budget_curves, plot_reusability, write_report
+    from ir_rarity.pooling.reuse import contributing_runs, official_vs_all, pool_qrels, reusability
+    from ir_rarity.pooling.simulation import Simulation, simulate, topic_budgets
+    from ir_rarity.pooling.strategies import (
+        MMNS,
+        MTF,
+        RBP,
+        RRF,
+        STRATEGIES,
+        DepthK,
+        JudgingOrder,
+        RarityRBP,
+        Strategy,
+        parse_strategy,
+    )
 
 __all__ = [
     "MMNS",
@@ -56,3 +61,30 @@ __all__ = [
     "topic_budgets",
     "write_report",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "Candidates": "ir_rarity.pooling.candidates",
+    "incomplete_judgments": "ir_rarity.pooling.incomplete",
+    "judged_only": "ir_rarity.pooling.incomplete",
+    "found_table": "ir_rarity.pooling.report",
+    "plot_budget_curves": "ir_rarity.pooling.report",
+    "plot_reusability": "ir_rarity.pooling.report",
+    "write_report": "ir_rarity.pooling.report",
+    "contributing_runs": "ir_rarity.pooling.reuse",
+    "official_vs_all": "ir_rarity.pooling.reuse",
+    "pool_qrels": "ir_rarity.pooling.reuse",
+    "reusability": "ir_rarity.pooling.reuse",
+    "Simulation": "ir_rarity.pooling.simulation",
+    "simulate": "ir_rarity.pooling.simulation",
+    "topic_budgets": "ir_rarity.pooling.simulation",
+    "MMNS": "ir_rarity.pooling.strategies",
+    "MTF": "ir_rarity.pooling.strategies",
+    "RBP": "ir_rarity.pooling.strategies",
+    "RRF": "ir_rarity.pooling.strategies",
+    "STRATEGIES": "ir_rarity.pooling.strategies",
+    "DepthK": "ir_rarity.pooling.strategies",
+    "JudgingOrder": "ir_rarity.pooling.strategies",
+    "RarityRBP": "ir_rarity.pooling.strategies",
+    "Strategy": "ir_rarity.pooling.strategies",
+    "parse_strategy": "ir_rarity.pooling.strategies",
+}, globals())

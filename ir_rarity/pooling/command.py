@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from ir_rarity.pool.teams import read_teams
     from ir_rarity.pooling.incomplete import incomplete_judgments
     from ir_rarity.pooling.report import found_table, write_report
-    from ir_rarity.pooling.reusability import contributing_runs, official_vs_all, reusability
-    from ir_rarity.pooling.simulate import check_budgets, simulate
+    from ir_rarity.pooling.reuse import contributing_runs, official_vs_all, reusability
+    from ir_rarity.pooling.simulation import check_budgets, simulate
     from ir_rarity.pooling.strategies import parse_strategy
     from ir_rarity.tables import render_frame
 

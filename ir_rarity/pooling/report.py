@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ir_rarity.io.files import write_text, write_with
-from ir_rarity.pooling.simulate import Simulation
+from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.tables import render_frame
 
 __all__ = ["found_table", "plot_budget_curves", "plot_reusability", "reusability_table", "write_report"]
@@ -31,7 +31,7 @@ def found_table(sim: Simulation, column: str = "relevant") -> pd.DataFrame:
 
 
 def reusability_table(table: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """The rows of :func:`~ir_rarity.pooling.reusability.reusability` for one measure, without that column."""
+    """The rows of :func:`~ir_rarity.pooling.reuse.reusability` for one measure, without that column."""
     return table[table["measure"] == measure].drop(columns="measure").reset_index(drop=True)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from ir_rarity import Pool, covid_round1
 from ir_rarity.compare import composition
-from ir_rarity.compare.composition import ranks
+from ir_rarity.compare.uncertainty import ranks
 from ir_rarity.engine.compute import compute
 from ir_rarity.engine.evaluate import evaluate
 from ir_rarity.engine.weighted import WeightedCampaign

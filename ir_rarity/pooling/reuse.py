@@ -32,7 +32,7 @@ from ir_rarity.measures.base import higher_is_better
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pooling.simulate import Simulation, progress_bar
+from ir_rarity.pooling.simulation import Simulation, progress_bar
 
 __all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
 

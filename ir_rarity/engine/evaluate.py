@@ -30,6 +30,7 @@ from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, CampaignInfo, Me
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
 
 __all__ = ["Evaluation", "evaluate", "query_positions", "rows_against", "rows_for_runs"]
@@ -184,7 +185,8 @@ def evaluate(
     """
     measure_list = _as_measures(measures)
     engine = [m for m in measure_list if is_engine_measure(m)]
-    standard = [m for m in measure_list if not is_engine_measure(m)]
+    covered = [m for m in measure_list if not is_engine_measure(m) and covers(m)]  # trec_eval's, in the engine
+    standard = [m for m in measure_list if not is_engine_measure(m) and not covers(m)]  # through ir_measures
     depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
     if runs is None:
         if joint:
@@ -205,14 +207,16 @@ def evaluate(
     _warn_if_degenerate(campaign, engine)
     values: dict[Any, np.ndarray] = {}
     members: dict[str, str] = {}
-    if engine:
+    if engine or covered:
         if runs is None:
             rows = campaign.member_rows(encoded)  # type: ignore[attr-defined]
         else:
             rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
         for m in engine:
             values[m] = compute(m, rows)
-        if runs is not None:
+        for m in covered:
+            values[m] = compute_standard(m, rows)
+        if runs is not None and engine:
             members = _report_members(names, membership)
     if standard:
         frames: Iterable[tuple[str, pd.DataFrame]] = (

@@ -262,8 +262,12 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     for spec in [args.qrels, *args.runs]:
         if Path(spec).exists() and os.path.realpath(spec) == out:
             raise InputError("refusing to write the report into an input (a run folder would then read it)", args.out)
+    from ir_rarity.checks import check_depth
+
+    check_depth(args.cutoff, "--cutoff")
     qrels = as_qrels_frame(args.qrels)
-    pool = _build_pool(args.runs, args.teams, args.duplicates)
+    # every analysis stops at rank --cutoff (and counts S_d there): read no deeper (issue 15)
+    pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots)
@@ -308,6 +312,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- parser
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress bars (they show on a terminal only)")
     p.add_argument("--teams", metavar="SPEC",
                    help="count teams, not runs: a CSV with columns run,team, or CSV:COLUMN naming the team column")
     p.add_argument("--duplicates", choices=("error", "first"), default="error",
@@ -373,7 +378,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ir-rarity`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from ir_rarity.progress import progress_disabled
+
     try:
+        if getattr(args, "quiet", False):
+            with progress_disabled():
+                return int(args.func(args))
         return int(args.func(args))
     except (RarityError, OSError, ValueError, LookupError, _UsageError) as e:
         message = " ".join(str(e).split()) or type(e).__name__

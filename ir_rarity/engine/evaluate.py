@@ -164,6 +164,7 @@ def evaluate(
     *,
     joint: bool = False,
     duplicates: Duplicates = "error",
+    progress: bool | None = None,
 ) -> Evaluation:
     """Score runs against a campaign by the one rule of this module.
 
@@ -175,6 +176,8 @@ def evaluate(
             :class:`~ir_rarity.engine.contract.MemberCampaign`).
         joint: Score the given runs as joining the campaign together.
         duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.ranked.rank_runs`).
+        progress: Progress bar over the runs measures outside the engine go through ir_measures for (None:
+            :mod:`ir_rarity.progress`'s default, on a terminal only).
 
     Returns:
         An :class:`Evaluation`.
@@ -222,7 +225,7 @@ def evaluate(
         frames: Iterable[tuple[str, pd.DataFrame]] = (
             ((n, campaign.run(n)) for n in names) if runs is None  # type: ignore[attr-defined]
             else ((str(n), f) for n, f in runs.items()))
-        values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names)))
+        values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names), progress))
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode)
 
@@ -253,12 +256,15 @@ def _report_members(names: list[str], membership: Mapping[int | None, list[str |
 
 
 def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: EncodedQrels,
-                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int) -> dict[Any, np.ndarray]:
+                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int, progress: bool | None = None
+                      ) -> dict[Any, np.ndarray]:
     """Standard measures through ir_measures, run by run (they do not depend on the campaign)."""
+    from ir_rarity.progress import progress as bar
+
     evaluator = ir_measures.evaluator(measures, qrels)
     column = {q: i for i, q in enumerate(encoded.query_ids)}
     out = {m: np.full((n_runs, len(column)), np.nan) for m in measures}
-    for r, (_, frame) in enumerate(frames):
+    for r, (_, frame) in enumerate(bar(frames, desc="ir_measures", total=n_runs, unit="run", enabled=progress)):
         for metric in evaluator.iter_calc(frame):
             if metric.query_id in column:
                 out[metric.measure][r, column[metric.query_id]] = metric.value

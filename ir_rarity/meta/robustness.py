@@ -29,6 +29,7 @@ from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
+from ir_rarity.progress import counter
 
 __all__ = ["DEFAULT_SIZES", "synthetic_rank_curve", "system_count_robustness"]
 
@@ -150,6 +151,7 @@ def system_count_robustness(
     sizes: Sequence[int] = DEFAULT_SIZES,
     trials: int = 1000,
     seed: int | np.random.Generator | None = None,
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Kendall's tau between rankings with S_d from N sampled systems and from all systems (Algorithm 1).
 
@@ -171,6 +173,7 @@ def system_count_robustness(
         sizes: Sample sizes N, each in [2, number of runs].
         trials: Samples per size (the paper uses 1000).
         seed: Seed or :class:`numpy.random.Generator`; the same seed gives the same table.
+        progress: Progress bar over the trials (None: :mod:`ir_rarity.progress`'s default).
 
     Returns:
         A DataFrame with one row per size: ``size``, ``mean_tau``, ``std`` (population standard deviation
@@ -193,11 +196,13 @@ def system_count_robustness(
     everyone = np.arange(len(pool))
     full_means = sampler.scores(m, everyone).mean(axis=1)
     records = []
+    bar = counter(len(sizes) * trials, desc=f"robustness {m}", unit="trial", enabled=progress)
     for n in sizes:
         taus = np.empty(trials)
         for t in range(trials):
             picked = rng.choice(len(pool), size=n, replace=False)
             taus[t] = _tau(sampler.scores(m, picked).mean(axis=1), full_means[picked])
+            bar.update()
         defined = taus[~np.isnan(taus)]
         records.append({
             "size": n,
@@ -206,6 +211,7 @@ def system_count_robustness(
             "trials": trials,
             "undefined": int(trials - len(defined)),
         })
+    bar.close()
     return pd.DataFrame.from_records(records)
 
 

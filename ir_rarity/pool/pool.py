@@ -371,11 +371,12 @@ class Pool:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, qrels: Any, measures: Any, by_query: bool = False, *, runs: Any = None, joint: bool = False,
-                 duplicates: Duplicates = "error") -> pd.DataFrame:
+                 duplicates: Duplicates = "error", progress: bool | None = None) -> pd.DataFrame:
         """Evaluate the pool's runs, or other runs against the pool.
 
-        Rarity measures are computed by the vectorized engine over all runs together; any other measure
-        (``P@10``, ``AP``, ``nDCG@10``...) by ir_measures, run by run. Each run's value is the mean over all
+        Rarity measures and trec_eval's standard measures (``P@10``, ``AP``, ``nDCG@10``..., see
+        :mod:`ir_rarity.engine.standard`) are computed by the vectorized engine over all runs together; any
+        other measure by ir_measures, run by run. Each run's value is the mean over all
         queries of the qrels; a query the run lacks scores the measure's default (0 for P, AP and the rarity
         measures), as in trec_eval and ir_measures. See :mod:`ir_rarity.engine.evaluate` for the rule.
 
@@ -388,6 +389,7 @@ class Pool:
                 alone had joined.
             joint: With ``runs``: score them as joining the pool together (S + k).
             duplicates: With ``runs``: ``"error"`` or ``"first"``.
+            progress: Progress bars (reading, measures through ir_measures); None: on a terminal only.
 
         Returns:
             One row per run (index ``run``) and one column per measure, named ``str(measure)``; or, with
@@ -395,6 +397,7 @@ class Pool:
             the values were computed against (S, what it counts, depths, runs).
 
         """
-        frames = None if runs is None else dict(iter_named_runs(runs))
-        result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates)
+        frames = None if runs is None else dict(iter_named_runs(runs, progress=progress))
+        result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates,
+                               progress=progress)
         return result.long() if by_query else result.table()

@@ -122,7 +122,8 @@ def write_report(
 
     steps = counter(6 if plots else 5, desc="meta analyses", unit="analysis", enabled=progress)
     steps.set_postfix_str("tau vs alpha")
-    curve = tau_alpha_curve(pool, qrels_frame, alphas=alphas, cutoff=cutoff)
+    shared = {str(parse_measure(m)): scores[label] for label, m, _ in measures}  # one matrix per measure
+    curve = tau_alpha_curve(pool, qrels_frame, alphas=alphas, cutoff=cutoff, matrices=shared)
     _write_csv(curve, out / "tau_alpha.csv")
     steps.update()
     steps.set_postfix_str("discriminative power")

@@ -1,6 +1,6 @@
 """Benchmarks of issue 15 (run by hand, not in CI); each ratio taken within one process, each time a best-of-N.
 
-    python bench/bench_issue15.py [--synthetic DIR] [--big DIR] [--skip ROW ...]
+    python bench/bench_issue15.py [--synthetic DIR] [--big DIR] [--dask DIR] [--skip ROW ...]
 
 Campaigns: TREC-COVID round 1 (../shared/data/trec-covid-round1/runs/*.gz, 143 runs) and, with ``--synthetic``,
 a campaign made by ``bench/make_synthetic.py`` (126 runs x 50 queries x 1,000 documents). ``--big`` names the
@@ -14,8 +14,8 @@ C1  that first call in a fresh process / the same call repeated (cold start).
 R4  discriminative power over all pairs, method="paper" and method="tukey_hsd", in seconds.
 R6  ir-rarity meta (all analyses, 1000 trials), in seconds.
 M2  peak RSS of ir-rarity eval (P_rare@100, AP_rare@100, P@10) / rows read.
-D1  evaluate_with_dask on a LocalCluster of 2 worker processes whose memory limit is below the campaign's
-    in-memory size: completes, and equals Pool.evaluate.
+D1  (``--dask DIR``) evaluate_with_dask on a LocalCluster of 2 worker processes whose memory limit is below
+    the campaign's in-memory size: completes, and equals Pool.evaluate.
 """
 
 from __future__ import annotations
@@ -143,26 +143,28 @@ def campaign_rows(table: Table, label: str, runs_glob: str, qrels_path: str, ski
         table.add("R6", label, "ir-rarity meta, all analyses, 1000 trials", f"{t_meta:.1f} s", "", t_meta, 30.0,
                   " s")
 
-    if "D1" not in skip:
-        dask_row(table, label, runs_glob, qrels, n_rows)
 
 
 def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) -> None:
     import distributed
-    import pandas as pd
 
     from ir_rarity import Pool
     from ir_rarity.pool.dask import evaluate_with_dask
+    from ir_rarity.pool.sources import iter_named_runs
 
     measures = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]
     expected = Pool.from_runs(runs_glob).evaluate(qrels, measures).sort_index()
-    in_memory = int(pd.concat([Pool.from_runs(runs_glob).run(n) for n in expected.index[:5]]).memory_usage(
-        deep=True).sum() / 5 * len(expected))
-    limit = in_memory // 3
+    # the campaign's in-memory size: every run read into a DataFrame, as Pool.from_runs reads them
+    in_memory = sum(int(f.memory_usage(deep=True).sum()) for _, f in iter_named_runs(runs_glob, progress=False))
+    limit = max(in_memory * 2 // 3, 320 * 2**20)  # a worker process alone (Python, pandas, dask) takes ~200 MB
+    if limit >= in_memory:
+        table.add("D1", label, f"campaign of {in_memory / 2**20:.0f} MB in memory: too small for a worker limit "
+                  "below it", "", "", 1.0, 0.0)
+        return
     start = time.perf_counter()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit,
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
-        got = evaluate_with_dask(runs_glob, qrels, measures, npartitions=10)
+        got = evaluate_with_dask(runs_glob, qrels, measures, npartitions=25)
     elapsed = time.perf_counter() - start
     equal = got[expected.columns].equals(expected)
     table.add("D1", label, f"Dask, 2 workers x {limit / 2**20:.0f} MB limit, campaign {in_memory / 2**20:.0f} MB in "
@@ -184,6 +186,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--synthetic", help="folder made by make_synthetic.py (126 runs)")
     parser.add_argument("--big", help="folder made by make_synthetic.py --runs 1000 (M2)")
+    parser.add_argument("--dask", help="folder made by make_synthetic.py for D1 (e.g. --runs 300: 15 M rows)")
     parser.add_argument("--skip", nargs="*", default=[])
     args = parser.parse_args()
     skip = set(args.skip)
@@ -194,6 +197,13 @@ def main() -> None:
                       os.path.join(args.synthetic, "qrels.txt"), skip)
     if args.big and "M2" not in skip:
         memory_row(table, args.big)
+    if args.dask and "D1" not in skip:
+        import ir_rarity
+
+        runs_glob = os.path.join(args.dask, "runs", "*")
+        qrels = ir_rarity.read_trec_qrels(os.path.join(args.dask, "qrels.txt"))
+        dask_row(table, f"synthetic {len(glob.glob(runs_glob))} runs", runs_glob, qrels,
+                 sum(Path(f).read_bytes().count(b"\n") for f in glob.glob(runs_glob)))
     import numpy
     import pandas
 

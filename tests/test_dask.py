@@ -47,3 +47,11 @@ def test_local_cluster_equals_pool_evaluate(round1_files: Path) -> None:
     merged = per_query.merge(long, on=["run", "query_id", "measure"], suffixes=("", "_dask"))
     assert len(merged) == len(per_query) == 2 * 143 * 30
     assert (merged["value"] == merged["value_dask"]).all()
+
+
+def test_files_named_by_file_without_a_cluster(hand_files: dict[str, Path], hand_qrels: pd.DataFrame) -> None:
+    files = [str(hand_files[n]) for n in "ABC"]
+    measures = ["P_rare@2", "AP_rare", "P@2", "NumRet"]
+    expected = Pool.from_runs(files).evaluate(hand_qrels, measures).sort_index()
+    table = evaluate_with_dask(files, hand_qrels, measures, npartitions=2)  # Dask's default scheduler
+    pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)

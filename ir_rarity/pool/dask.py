@@ -123,7 +123,10 @@ def evaluate_with_dask(
     texts = [str(m) for m in measure_list]
     qrels_frame = as_qrels_frame(qrels)
     frame = runs if hasattr(runs, "map_partitions") else read_runs_dask(runs, name_by=name_by)
-    names = sorted(str(n) for n in frame["run"].unique().compute())
+    if hasattr(runs, "map_partitions") or name_by == "tag":
+        names = sorted(str(n) for n in frame["run"].unique().compute())  # one pass over the rows for the names
+    else:
+        names = sorted(_file_run_names(runs))
     parts = npartitions if npartitions is not None else max(2, frame.npartitions)
     if parts < 1:
         raise ParameterError(f"npartitions must be >= 1, got {parts}")
@@ -145,6 +148,14 @@ def evaluate_with_dask(
         wide = wide.reindex(index=names, columns=query_ids)
         table[text] = aggregate(m, wide.to_numpy(dtype=np.float64))
     return pd.DataFrame(table, index=pd.Index(names, name="run"))
+
+
+def _file_run_names(runs: Any) -> list[str]:
+    """Run names of run files named by file (no pass over their rows)."""
+    from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
+
+    specs = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
+    return [run_name_from_path(Path(p)) for spec in specs for p in expand_run_paths(spec)]
 
 
 def _empty_values(names: list[str], queries: pd.Index, qrels: pd.DataFrame, measures: list[str]) -> pd.DataFrame:

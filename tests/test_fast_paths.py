@@ -34,3 +34,23 @@ def test_tau_b_equals_scipy() -> None:
                 assert np.isnan(_tau(a, b))
                 continue
             assert abs(_tau(a, b) - sps.kendalltau(a, b).statistic) < 1e-14
+
+
+def test_hugepage_advice_is_off_inside_and_restored_after() -> None:
+    from ir_rarity.engine import pages
+
+    if pages._SWITCH is None:  # a numpy without the switch: nothing to check
+        return
+    seen = []
+
+    @pages.without_hugepage_advice
+    def inside() -> None:
+        seen.append(pages._SWITCH(False))  # returns the setting in force
+
+    before = pages._SWITCH(True)
+    try:
+        inside()
+        assert seen == [False]
+        assert pages._SWITCH(True) is True  # restored
+    finally:
+        pages._SWITCH(before)

@@ -27,6 +27,7 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, CampaignInfo, MemberCampaign
+from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.rows import Rows
@@ -156,6 +157,7 @@ def _as_measures(measures: Any) -> list[Any]:
     return parse_measures(measures)
 
 
+@without_hugepage_advice
 def evaluate(
     campaign: Campaign,
     qrels: pd.DataFrame,

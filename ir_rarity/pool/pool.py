@@ -19,6 +19,7 @@ from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
+from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.engine.ranking import sorted_lookup
@@ -71,6 +72,7 @@ class Pool:
 
     # ------------------------------------------------------------------ building
     @classmethod
+    @without_hugepage_advice
     def from_runs(
         cls,
         runs: Any,

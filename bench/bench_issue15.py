@@ -156,7 +156,7 @@ def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) 
     expected = Pool.from_runs(runs_glob).evaluate(qrels, measures).sort_index()
     # the campaign's in-memory size: every run read into a DataFrame, as Pool.from_runs reads them
     in_memory = sum(int(f.memory_usage(deep=True).sum()) for _, f in iter_named_runs(runs_glob, progress=False))
-    limit = max(in_memory * 9 // 10, 320 * 2**20)  # a worker process alone (Python, pandas, dask) takes ~250 MB
+    limit = max(in_memory * 3 // 4, 320 * 2**20)  # a worker process alone (Python, pandas, dask) takes ~250 MB
     if limit >= in_memory:
         table.add("D1", label, f"campaign of {in_memory / 2**20:.0f} MB in memory: too small for a worker limit "
                   "below it", "", "", 1.0, 0.0)
@@ -166,7 +166,7 @@ def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) 
     start = time.perf_counter()
     # spill to disk early and never pause: a worker's own imports already take most of a small limit
     settings = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": 0.6,
-                "distributed.worker.memory.pause": False}
+                "distributed.worker.memory.pause": False, "dataframe.shuffle.method": "tasks"}
     with dask.config.set(settings), distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
     ) as cluster, distributed.Client(cluster):

@@ -232,12 +232,12 @@ def evaluate(
                       info=campaign.info(), depths=depths, members=members, mode=mode)
 
 
-def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
+def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:  # stacklevel 4: past the page wrapper
     pooled = [str(m) for m in engine if getattr(m, "NEEDS_POOL", True)]
     if pooled and campaign.info().num_systems == 1:
         warnings.warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
                       "common ones (every document a member retrieved has S_d = S); score the run against a "
-                      "campaign of several systems", DegeneratePoolWarning, stacklevel=3)
+                      "campaign of several systems", DegeneratePoolWarning, stacklevel=4)
 
 
 def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:
@@ -253,7 +253,7 @@ def _report_members(names: list[str], membership: Mapping[int | None, list[str |
                 continue
             depths = ", ".join("whole runs" if d is None else str(d) for d in found)
             warnings.warn(f"run {name!r} has the ranked lists of campaign run {member!r} (to depth {depths}): "
-                          "scored as that member", MemberNotice, stacklevel=3)
+                          "scored as that member", MemberNotice, stacklevel=4)
     return members
 
 

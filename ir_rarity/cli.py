@@ -24,7 +24,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -258,8 +258,12 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     from ir_rarity.io.frames import as_qrels_frame
 
     check_outputs([("--out", args.out, True)], _inputs(args))
+    from ir_rarity.checks import check_depth
+
+    check_depth(args.cutoff, "--cutoff")
     qrels = as_qrels_frame(args.qrels)
-    pool = _build_pool(args.runs, args.teams, args.duplicates)
+    # every analysis stops at rank --cutoff (and counts S_d there): read no deeper (issue 15)
+    pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots)
@@ -304,6 +308,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------- parser
 def _add_pool_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress bars (they show on a terminal only)")
     p.add_argument("--teams", metavar="SPEC",
                    help="count teams, not runs: a CSV with columns run,team; CSV:TEAM naming the team column; or "
                         "CSV:RUN:TEAM naming both (official TREC leaderboards: CSV:tag:team)")
@@ -377,8 +382,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ir-rarity`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from ir_rarity.progress import progress_disabled
+
     try:
-        with _notices():  # every command's notices and warnings: one line each, and none after an error
+        with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
+            # every command's notices and warnings: one line each, and none after an error
             return int(args.func(args))
     except (RarityError, OSError, ValueError, LookupError, _UsageError) as e:
         message = " ".join(str(e).split()) or type(e).__name__

@@ -20,7 +20,6 @@ Ranks are competition ranks (1 = best, ties share the best rank), in the measure
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import higher_is_better
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.pool.pool import Pool
+from ir_rarity.progress import counter
 
 __all__ = ["COMPOSITION_COLUMNS", "composition", "depends_on_pool", "ranks"]
 
@@ -54,12 +54,6 @@ def ranks(scores: np.ndarray, higher: bool = True) -> np.ndarray:
     oriented = -np.asarray(scores, dtype=float) if higher else np.asarray(scores, dtype=float)
     oriented = np.where(np.isnan(oriented), np.inf, oriented)
     return sps.rankdata(oriented, method="min", axis=-1).astype(float)
-
-
-def _progress(total: int, desc: str) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="campaign", file=sys.stderr, disable=not sys.stderr.isatty())
 
 
 def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, level: float = 0.95,
@@ -104,7 +98,7 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
     weights += list(rng.multinomial(n_sys, np.full(n_sys, 1.0 / n_sys), size=resamples).astype(float))
     all_weights = [np.ones(n_sys), *weights]
     scores = {m: np.empty((len(all_weights), n_runs)) for m in measure_list}
-    with _progress(len(all_weights), "campaigns") as bar:
+    with counter(len(all_weights), desc="campaigns", unit="campaign") as bar:
         for k, w in enumerate(all_weights):
             rows = campaign.rows(w)
             for m in measure_list:

@@ -27,9 +27,11 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, CampaignInfo, MemberCampaign
+from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
 
 __all__ = ["Evaluation", "evaluate", "query_positions", "rows_against", "rows_for_runs"]
@@ -155,6 +157,7 @@ def _as_measures(measures: Any) -> list[Any]:
     return parse_measures(measures)
 
 
+@without_hugepage_advice
 def evaluate(
     campaign: Campaign,
     qrels: pd.DataFrame,
@@ -163,6 +166,7 @@ def evaluate(
     *,
     joint: bool = False,
     duplicates: Duplicates = "error",
+    progress: bool | None = None,
 ) -> Evaluation:
     """Score runs against a campaign by the one rule of this module.
 
@@ -174,6 +178,8 @@ def evaluate(
             :class:`~ir_rarity.engine.contract.MemberCampaign`).
         joint: Score the given runs as joining the campaign together.
         duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.ranked.rank_runs`).
+        progress: Progress bar over the runs measures outside the engine go through ir_measures for (None:
+            :mod:`ir_rarity.progress`'s default, on a terminal only).
 
     Returns:
         An :class:`Evaluation`.
@@ -184,7 +190,8 @@ def evaluate(
     """
     measure_list = _as_measures(measures)
     engine = [m for m in measure_list if is_engine_measure(m)]
-    standard = [m for m in measure_list if not is_engine_measure(m)]
+    covered = [m for m in measure_list if not is_engine_measure(m) and covers(m)]  # trec_eval's, in the engine
+    standard = [m for m in measure_list if not is_engine_measure(m) and not covers(m)]  # through ir_measures
     depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
     members_of: MemberCampaign | None = None
     if runs is None:
@@ -207,7 +214,7 @@ def evaluate(
     _warn_if_degenerate(campaign, engine)
     values: dict[Any, np.ndarray] = {}
     members: dict[str, str] = {}
-    if engine:
+    if engine or covered:
         if members_of is not None:
             rows = members_of.member_rows(encoded)
         else:
@@ -215,24 +222,26 @@ def evaluate(
             rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
         for m in engine:
             values[m] = compute(m, rows)
-        if members_of is None:
+        for m in covered:
+            values[m] = compute_standard(m, rows)
+        if members_of is None and engine:
             members = _report_members(names, membership)
     if standard:
         source = members_of
         frames: Iterable[tuple[str, pd.DataFrame]] = (
             ((n, source.run(n)) for n in names) if source is not None
             else ((str(n), f) for n, f in (runs or {}).items()))
-        values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names)))
+        values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names), progress))
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode)
 
 
-def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
+def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:  # stacklevel 4: past the page wrapper
     pooled = [str(m) for m in engine if getattr(m, "NEEDS_POOL", True)]
     if pooled and campaign.info().num_systems == 1:
         warnings.warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
                       "common ones (every document a member retrieved has S_d = S); score the run against a "
-                      "campaign of several systems", DegeneratePoolWarning, stacklevel=3)
+                      "campaign of several systems", DegeneratePoolWarning, stacklevel=4)
 
 
 def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:
@@ -259,17 +268,20 @@ def _report_members(names: list[str], membership: Mapping[int | None, list[str |
         alone = [d for d, m in found.items() if m is None]
         also = f"; at depth {at(alone)} it differs and is scored as a newcomer" if alone else ""
         warnings.warn(f"run {name!r} has the ranked lists of campaign run {member!r} to depth {at(matched)}: "
-                      f"scored as that member there{also}", MemberNotice, stacklevel=3)
+                      f"scored as that member there{also}", MemberNotice, stacklevel=4)
     return members
 
 
 def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: EncodedQrels,
-                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int) -> dict[Any, np.ndarray]:
+                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int, progress: bool | None = None
+                      ) -> dict[Any, np.ndarray]:
     """Standard measures through ir_measures, run by run (they do not depend on the campaign)."""
+    from ir_rarity.progress import progress as bar
+
     evaluator = ir_measures.evaluator(measures, qrels)
     column = {q: i for i, q in enumerate(encoded.query_ids)}
     out = {m: np.full((n_runs, len(column)), np.nan) for m in measures}
-    for r, (_, frame) in enumerate(frames):
+    for r, (_, frame) in enumerate(bar(frames, desc="ir_measures", total=n_runs, unit="run", enabled=progress)):
         for metric in evaluator.iter_calc(frame):
             if metric.query_id in column:
                 out[metric.measure][r, column[metric.query_id]] = metric.value

@@ -76,6 +76,10 @@ class Rows:
             self._cache[key] = make()
         return self._cache[key]
 
+    def shared(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per ``key`` for these rows: what several measures' kernels share."""
+        return self._cached(("shared", *key), make)
+
     def counts(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         """``(S_d per row, S per run)`` at ``depth``, computed once per depth."""
         return self._cached(("counts", depth), lambda: self.counts_at(depth))

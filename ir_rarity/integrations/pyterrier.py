@@ -67,12 +67,12 @@ def _qrels_for_pyterrier(qrels: Any) -> pd.DataFrame:
 
 def _run_systems(systems: Sequence[Any], names: Sequence[str], topics: pd.DataFrame, verbose: bool
                  ) -> tuple[list[pd.DataFrame], list[float]]:
-    from tqdm.auto import tqdm
+    from ir_rarity.progress import progress
 
     results: list[pd.DataFrame] = []
     seconds: list[float] = []
-    for system, name in tqdm(list(zip(systems, names, strict=True)), desc="systems", unit="system",
-                             disable=not verbose):
+    for system, name in progress(list(zip(systems, names, strict=True)), desc="systems", unit="system",
+                                 enabled=verbose):
         start = time.perf_counter()
         result = system if isinstance(system, pd.DataFrame) else system.transform(topics)
         seconds.append(time.perf_counter() - start)

@@ -7,7 +7,7 @@ alpha with the ranking of ``P@k`` and ``AP@k`` (Section 4.2, Figure 2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ir_measures
@@ -89,6 +89,7 @@ def tau_alpha_curve(
     qrels: Any,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     cutoff: int = 100,
+    matrices: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Rank correlation between each rarity measure and its base measure as alpha grows (Figure 2).
 
@@ -107,6 +108,8 @@ def tau_alpha_curve(
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
         alphas: Rarity weights (>= 0) to evaluate.
         cutoff: The rank cutoff k of both measures (and the S_d depth).
+        matrices: Per-query matrices already computed (``str(measure)`` -> runs x queries, as
+            :func:`per_query_matrix` gives them), used instead of computing those measures again.
 
     Returns:
         A long DataFrame, one row per alpha and pair: ``alpha``, ``pair`` (``'P_rare vs P'`` or
@@ -126,12 +129,19 @@ def tau_alpha_curve(
     cutoff = int(cutoff)
     encoded = pool.encode_qrels(qrels)
     rows = pool.member_rows(encoded)  # shared by every measure: S_d at depth `cutoff` is counted once
+    known = dict(matrices or {})
+
+    def matrix(measure: ir_measures.Measure) -> pd.DataFrame:
+        if str(measure) not in known:
+            known[str(measure)] = _engine_frame(pool, rows, encoded, measure)
+        return known[str(measure)]
+
     records = []
     for name, base_label in (("P_rare", "P"), ("AP_rare", "AP")):
-        base = _engine_frame(pool, rows, encoded, _parse(f"{name}(alpha=0)@{cutoff}")).mean(axis=1)
+        base = matrix(_parse(f"{name}(alpha=0)@{cutoff}")).mean(axis=1)
         for alpha in alphas:
             measure = _parse(f"{name}(alpha={alpha:g})@{cutoff}")
-            means = base if alpha == 0 else _engine_frame(pool, rows, encoded, measure).mean(axis=1)
+            means = base if alpha == 0 else matrix(measure).mean(axis=1)
             records.append({
                 "alpha": alpha,
                 "pair": f"{name} vs {base_label}",

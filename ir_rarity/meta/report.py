@@ -22,6 +22,7 @@ from ir_rarity.meta.curves import DEFAULT_ALPHAS, tau_alpha_curve
 from ir_rarity.meta.robustness import DEFAULT_SIZES, synthetic_rank_curve, system_count_robustness
 from ir_rarity.meta.stats import discriminative_power, stability
 from ir_rarity.pool.pool import Pool
+from ir_rarity.progress import counter
 from ir_rarity.tables import render_frame
 
 __all__ = ["report_measures", "write_report"]
@@ -72,6 +73,7 @@ def write_report(
     seed: int = 0,
     synthetic_query: str | None = None,
     plots: bool = True,
+    progress: bool | None = None,
 ) -> Path:
     """Write a meta-evaluation report of P_rare and AP_rare on ``pool`` to ``out_dir``.
 
@@ -101,6 +103,8 @@ def write_report(
         seed: Seed of every random draw, so that a report is reproducible.
         synthetic_query: Topic of the synthetic experiment; default the one with the most relevant documents.
         plots: Write the PNG figures (needs matplotlib).
+        progress: Progress bars over the analyses and their trials (None: :mod:`ir_rarity.progress`'s default,
+            on a terminal only).
 
     Returns:
         The path of ``report.md``.
@@ -116,8 +120,13 @@ def write_report(
     scores = {label: pd.DataFrame(compute(parse_measure(m), rows), index=pool.names, columns=columns)
               for label, m, _ in measures}
 
-    curve = tau_alpha_curve(pool, qrels_frame, alphas=alphas, cutoff=cutoff)
+    steps = counter(6 if plots else 5, desc="meta analyses", unit="analysis", enabled=progress)
+    steps.set_postfix_str("tau vs alpha")
+    shared = {str(parse_measure(m)): scores[label] for label, m, _ in measures}  # one matrix per measure
+    curve = tau_alpha_curve(pool, qrels_frame, alphas=alphas, cutoff=cutoff, matrices=shared)
     _write_csv(curve, out / "tau_alpha.csv")
+    steps.update()
+    steps.set_postfix_str("discriminative power")
 
     power_records = []
     for label, _, alpha in measures:
@@ -134,6 +143,8 @@ def write_report(
         for label, _, alpha in measures
     ])
 
+    steps.update()
+    steps.set_postfix_str("stability")
     stab = pd.DataFrame.from_records([
         {"measure": label, "alpha": alpha,
          "stability": stability(scores[label], trials=trials, fuzziness=fuzziness, seed=seed)}
@@ -141,16 +152,21 @@ def write_report(
     ])
     _write_csv(stab, out / "stability.csv")
 
+    steps.update()
+    steps.set_postfix_str("robustness")
     usable = [n for n in sizes if 2 <= n <= len(pool)]
     robust_parts = []
     for name in ("P_rare", "AP_rare"):
         measure = f"{name}(alpha=1)@{cutoff}"
-        part = system_count_robustness(pool, qrels_frame, measure, sizes=usable, trials=trials, seed=seed)
+        part = system_count_robustness(pool, qrels_frame, measure, sizes=usable, trials=trials, seed=seed,
+                                       progress=progress)
         part.insert(0, "measure", measure)
         robust_parts.append(part)
     robust = pd.concat(robust_parts, ignore_index=True)
     _write_csv(robust, out / "robustness.csv")
 
+    steps.update()
+    steps.set_postfix_str("synthetic systems")
     query = str(synthetic_query) if synthetic_query is not None else _default_query(qrels_frame)
     synthetic = synthetic_rank_curve(pool, qrels_frame, query, measure_cutoff=cutoff)
     _write_csv(synthetic, out / "synthetic.csv")
@@ -159,12 +175,16 @@ def write_report(
     first = first.reindex(pd.MultiIndex.from_product([["rare", "common"], sorted(synthetic["alpha"].unique())],
                                                      names=["system", "alpha"])).astype("Int64").reset_index()
 
+    steps.update()
     if plots:
+        steps.set_postfix_str("plots")
         from ir_rarity.meta.plots import plot_robustness, plot_synthetic, plot_tau_alpha
 
         plot_tau_alpha(curve, out / "tau_alpha.png")
         plot_robustness(robust, out / "robustness.png")
         plot_synthetic(synthetic, out / "synthetic.png")
+        steps.update()
+    steps.close()
 
     robust_wide = robust.pivot_table(index="measure", columns="size", values="mean_tau", sort=False)
     robust_wide.columns = [f"N={c}" for c in robust_wide.columns]

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.ranked import Duplicates, check_duplicates
 from ir_rarity.engine.ranking import (
     block_starts,
@@ -25,6 +26,7 @@ from ir_rarity.pool.encoded import EncodedRuns
 __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
 
+@without_hugepage_advice
 def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
                 duplicates: Duplicates) -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
     """Encode ``(name, canonical frame)`` pairs into one campaign.

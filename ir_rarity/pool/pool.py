@@ -19,6 +19,7 @@ from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
+from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.engine.ranking import sorted_lookup
@@ -72,6 +73,7 @@ class Pool:
 
     # ------------------------------------------------------------------ building
     @classmethod
+    @without_hugepage_advice
     def from_runs(
         cls,
         runs: Any,
@@ -377,11 +379,13 @@ class Pool:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, qrels: Any, measures: Any, by_query: bool = False, *, runs: Any = None, joint: bool = False,
-                 duplicates: Duplicates = "error", ci: float | None = None) -> pd.DataFrame:
+                 duplicates: Duplicates = "error", ci: float | None = None, progress: bool | None = None
+                 ) -> pd.DataFrame:
         """Evaluate the pool's runs, or other runs against the pool.
 
-        Rarity measures are computed by the vectorized engine over all runs together; any other measure
-        (``P@10``, ``AP``, ``nDCG@10``...) by ir_measures, run by run. Each run's value is the mean over all
+        Rarity measures and trec_eval's standard measures (``P@10``, ``AP``, ``nDCG@10``..., see
+        :mod:`ir_rarity.engine.standard`) are computed by the vectorized engine over all runs together; any
+        other measure by ir_measures, run by run. Each run's value is the mean over all
         queries of the qrels; a query the run lacks scores the measure's default (0 for P, AP and the rarity
         measures), as in trec_eval and ir_measures. See :mod:`ir_rarity.engine.evaluate` for the rule.
 
@@ -397,6 +401,7 @@ class Pool:
             ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<measure> ci low"``
                 and ``"<measure> ci high"``, a percentile bootstrap over queries (seed 0; see
                 :func:`ir_rarity.compare.intervals.add_intervals`).
+            progress: Progress bars (reading, measures through ir_measures); None: on a terminal only.
 
         Returns:
             One row per run (index ``run``) and one column per measure, named ``str(measure)``; or, with
@@ -407,8 +412,9 @@ class Pool:
         from ir_rarity.pool.resolve import check_measure_pools
 
         check_measure_pools(self, measures)
-        frames = None if runs is None else dict(iter_named_runs(runs))
-        result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates)
+        frames = None if runs is None else dict(iter_named_runs(runs, progress=progress))
+        result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates,
+                               progress=progress)
         if by_query:
             if ci is not None:
                 raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")

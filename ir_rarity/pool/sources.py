@@ -132,10 +132,9 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
     else:
         raise InputError(f"cannot build a pool from {type(runs).__name__}: give a dict of runs, a run file, a "
                          "directory, a glob pattern or a list of run files")
-    from tqdm.auto import tqdm
+    from ir_rarity.progress import progress as bar
 
-    # tqdm: disable=None hides the bar when stderr is not a terminal.
-    disable = (None if len(files) >= 20 else True) if progress is None else not progress
-    for path, frame in tqdm(zip(files, _read_ahead(files), strict=True), total=len(files), desc="reading runs",
-                            unit="file", disable=disable, leave=False):
+    enabled = False if progress is None and len(files) < 20 else progress  # a few files read in a blink
+    for path, frame in bar(zip(files, _read_ahead(files), strict=True), total=len(files), desc="reading runs",
+                           unit="file", enabled=enabled):
         yield from _named(path, frame, split_by_tag)

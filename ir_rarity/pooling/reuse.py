@@ -32,7 +32,8 @@ from ir_rarity.measures.base import higher_is_better
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pooling.simulation import Simulation, progress_bar
+from ir_rarity.pooling.simulation import Simulation
+from ir_rarity.progress import progress as progress_bar
 
 __all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
 
@@ -94,7 +95,7 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     team_list = None if teams is None else list(teams)
     cells = [(s, b) for s in sim.orders for b in sim.budgets]
     rows = []
-    for strategy, budget in progress_bar(cells, progress, "reusability"):
+    for strategy, budget in progress_bar(cells, desc="reusability", unit="pool", enabled=progress):
         judged = sim.orders[strategy].frame(sim.per_topic(budget))
         restricted = pool_qrels(full_qrels, judged)
         scores = pool.evaluate(restricted, measure_list)

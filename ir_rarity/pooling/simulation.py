@@ -23,6 +23,7 @@ from ir_rarity.errors import ParameterError
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pooling.candidates import Candidates
 from ir_rarity.pooling.strategies import JudgingOrder, Strategy, parse_strategy
+from ir_rarity.progress import progress as progress_bar
 
 __all__ = ["Simulation", "check_budgets", "simulate", "topic_budgets"]
 
@@ -165,14 +166,6 @@ def simulate(pool: Pool, qrels: Any, strategies: Sequence[str | Strategy], budge
     candidates = Candidates.from_pool(pool, qrels, depth=depth, rel=rel)
     limit = int(topic_budgets(budget_list[-1], candidates.n_topics, total).max())
     orders: dict[str, JudgingOrder] = {}
-    for strategy in progress_bar(parsed, progress, "strategies"):
+    for strategy in progress_bar(parsed, desc="strategies", unit="strategy", enabled=progress):
         orders[str(strategy)] = strategy.order(candidates, seed=seed, limit=limit)
     return Simulation(candidates, orders, budget_list, total=total, seed=seed)
-
-
-def progress_bar(items: Sequence[Any], show: bool, what: str) -> Iterable[Any]:
-    if not show:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc=what, unit="", leave=False)

@@ -1,0 +1,224 @@
+"""Benchmarks of issue 15 (run by hand, not in CI); each ratio taken within one process, each time a best-of-N.
+
+    python bench/bench_issue15.py [--synthetic DIR] [--big DIR] [--dask DIR] [--skip ROW ...]
+
+Campaigns: TREC-COVID round 1 (../shared/data/trec-covid-round1/runs/*.gz, 143 runs) and, with ``--synthetic``,
+a campaign made by ``bench/make_synthetic.py`` (126 runs x 50 queries x 1,000 documents). ``--big`` names the
+1,000-run synthetic campaign for M2.
+
+R5  pool + P@10, P@100, R@1000, AP, nDCG@10, RR, Judged@10, P_rare@100, AP_rare@100, ASL@g1-10 for all runs,
+    runs in memory / ir_measures (pytrec_eval; Judged: its judged provider) computing the seven standard ones.
+R1  pool + P_rare@100, AP_rare@100, ASL, ASL@g1-10, U_novel@100, first call in a fresh process / pytrec_eval
+    P@100 + AP.
+C1  that first call in a fresh process / the same call repeated (cold start).
+R4  discriminative power over all pairs, method="paper" and method="tukey_hsd", in seconds.
+R6  ir-rarity meta (all analyses, 1000 trials), in seconds.
+M2  peak RSS of ir-rarity eval (P_rare@100, AP_rare@100, P@10) / rows read.
+D1  (``--dask DIR``) evaluate_with_dask on a LocalCluster of 2 worker processes whose memory limit is below
+    the campaign's in-memory size: completes, and equals Pool.evaluate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROUND1 = HERE.parent.parent / "shared" / "data" / "trec-covid-round1"
+R5_MEASURES = ["P@10", "P@100", "R@1000", "AP", "nDCG@10", "RR", "Judged@10", "P_rare@100", "AP_rare@100",
+               "ASL@g1-10"]
+R1_MEASURES = ["P_rare@100", "AP_rare@100", "ASL", "ASL@g1-10", "U_novel@100"]
+
+FIRST_CALL = """
+import sys, time
+from ir_rarity import Pool, read_trec_qrels
+from ir_rarity.pool.sources import iter_named_runs
+runs = dict(iter_named_runs(sys.argv[1], progress=False))
+qrels = read_trec_qrels(sys.argv[2])
+measures = sys.argv[3].split(",")
+times = []
+for _ in range(3):
+    start = time.perf_counter()
+    Pool.from_runs(runs).evaluate(qrels, measures)
+    times.append(time.perf_counter() - start)
+print(times[0], min(times[1:]))
+"""
+
+
+def best(fn: Any, repeat: int) -> tuple[float, Any]:
+    out, fastest = None, float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        fastest = min(fastest, time.perf_counter() - start)
+    return fastest, out
+
+
+def peak_rss_mb(args: list[str]) -> float:
+    """Peak resident memory (MB) of one command (ru_maxrss of the waited-for child)."""
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()) / 1024.0
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, ...]] = []
+
+    def add(self, row: str, campaign: str, what: str, ours: str, reference: str, value: float, target: float,
+            unit: str = "") -> None:
+        shown = f"{value:.3f}{unit}" if value < 10 else f"{value:.1f}{unit}"
+        self.rows.append((row, campaign, what, ours, reference, shown, f"<= {target:g}{unit}",
+                          "yes" if value <= target else "NO"))
+        print(" | ".join(self.rows[-1]), file=sys.stderr, flush=True)
+
+    def print(self) -> None:
+        print("| | campaign | what | ours | reference | value | target | met |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in self.rows:
+            print("| " + " | ".join(row) + " |")
+
+
+def campaign_rows(table: Table, label: str, runs_glob: str, qrels_path: str, skip: set[str]) -> None:
+    import ir_measures
+
+    import ir_rarity
+    from ir_rarity import Pool
+    from ir_rarity.meta import discriminative_power, per_query_matrix
+    from ir_rarity.pool.sources import iter_named_runs
+
+    qrels = ir_rarity.read_trec_qrels(qrels_path)
+    runs = dict(iter_named_runs(runs_glob, progress=False))
+    n_rows = sum(len(r) for r in runs.values())
+    print(f"{label}: {len(runs)} runs, {n_rows:,} rows", file=sys.stderr)
+
+    if "R5" not in skip:
+        t_ours, _ = best(lambda: Pool.from_runs(runs).evaluate(qrels, R5_MEASURES), 3)
+        standard = [ir_measures.parse_measure(m) for m in R5_MEASURES[:7]]
+        evaluator = ir_measures.evaluator(standard, qrels)
+        t_ref, _ = best(lambda: [evaluator.calc_aggregate(r) for r in runs.values()], 2)
+        table.add("R5", label, "pool + 7 standard + P_rare@100, AP_rare@100, ASL@g1-10 / ir_measures: the 7 standard",
+                  f"{t_ours:.2f} s", f"{t_ref:.2f} s", t_ours / t_ref, 0.1)
+
+    if "R1" not in skip:
+        evaluator = ir_measures.evaluator([ir_measures.P @ 100, ir_measures.AP], qrels)
+        t_ref, _ = best(lambda: [evaluator.calc_aggregate(r) for r in runs.values()], 2)
+        firsts, repeats = [], []
+        for _ in range(3):  # best of three fresh processes
+            out = subprocess.run([sys.executable, "-c", FIRST_CALL, runs_glob, qrels_path, ",".join(R1_MEASURES)],
+                                 capture_output=True, text=True, check=True).stdout.split()
+            firsts.append(float(out[0]))
+            repeats.append(float(out[1]))
+        table.add("R1", label, "pool + rarity, ASL, U_novel, first call in a fresh process / pytrec_eval P@100 + AP",
+                  f"{min(firsts):.2f} s", f"{t_ref:.2f} s", min(firsts) / t_ref, 0.05)
+        ratio = min(f / r for f, r in zip(firsts, repeats, strict=True))
+        table.add("C1", label, "cold start: first call in a fresh process / the same call repeated",
+                  f"{min(firsts):.2f} s", f"{min(repeats):.2f} s", ratio, 1.3)
+
+    if "R4" not in skip:
+        pool = Pool.from_runs(runs)
+        scores = per_query_matrix(pool, qrels, "AP_rare@100")
+        t_paper, result = best(lambda: discriminative_power(scores, method="paper"), 3)
+        t_tukey, _ = best(lambda: discriminative_power(scores, method="tukey_hsd"), 2)
+        table.add("R4", label, f"discriminative power, paper, {result.total_pairs:,} pairs", f"{t_paper:.3f} s", "",
+                  t_paper, 1.0, " s")
+        table.add("R4", label, f"discriminative power, tukey_hsd, {result.total_pairs:,} pairs", f"{t_tukey:.3f} s",
+                  "", t_tukey, 5.0, " s")
+
+    if "R6" not in skip:
+        with tempfile.TemporaryDirectory() as out:
+            cli = [sys.executable, "-m", "ir_rarity", "meta", qrels_path, *sorted(glob.glob(runs_glob)), "--out",
+                   out, "--trials", "1000", "--quiet"]
+            t_meta, _ = best(lambda: subprocess.run(cli, check=True, capture_output=True), 1)
+        table.add("R6", label, "ir-rarity meta, all analyses, 1000 trials", f"{t_meta:.1f} s", "", t_meta, 30.0,
+                  " s")
+
+
+
+def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) -> None:
+    import distributed
+
+    from ir_rarity import Pool
+    from ir_rarity.pool.dask import evaluate_with_dask
+    from ir_rarity.pool.sources import iter_named_runs
+
+    measures = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]
+    expected = Pool.from_runs(runs_glob).evaluate(qrels, measures).sort_index()
+    # the campaign's in-memory size: every run read into a DataFrame, as Pool.from_runs reads them
+    in_memory = sum(int(f.memory_usage(deep=True).sum()) for _, f in iter_named_runs(runs_glob, progress=False))
+    limit = max(in_memory * 3 // 4, 320 * 2**20)  # a worker process alone (Python, pandas, dask) takes ~250 MB
+    if limit >= in_memory:
+        table.add("D1", label, f"campaign of {in_memory / 2**20:.0f} MB in memory: too small for a worker limit "
+                  "below it", "", "", 1.0, 0.0)
+        return
+    import dask
+
+    start = time.perf_counter()
+    # spill to disk early and never pause: a worker's own imports already take most of a small limit
+    settings = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": 0.6,
+                "distributed.worker.memory.pause": False, "dataframe.shuffle.method": "tasks"}
+    with dask.config.set(settings), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
+    ) as cluster, distributed.Client(cluster):
+        got = evaluate_with_dask(runs_glob, qrels, measures, npartitions=25)
+    elapsed = time.perf_counter() - start
+    equal = got[expected.columns].equals(expected)
+    table.add("D1", label, f"Dask, 2 workers x {limit / 2**20:.0f} MB limit, campaign {in_memory / 2**20:.0f} MB in "
+              f"memory ({n_rows:,} rows): equal to Pool.evaluate = {equal}", f"{elapsed:.1f} s", "",
+              0.0 if equal else 1.0, 0.0)
+
+
+def memory_row(table: Table, big: str) -> None:
+    files = sorted(glob.glob(os.path.join(big, "runs", "*")))
+    rows = sum(Path(f).read_bytes().count(b"\n") for f in files[:3]) / 3 * len(files)
+    cli = [sys.executable, "-m", "ir_rarity", "eval", os.path.join(big, "qrels.txt"), os.path.join(big, "runs"),
+           "-m", "P_rare@100", "AP_rare@100", "P@10", "--quiet"]
+    peak = peak_rss_mb(cli)
+    table.add("M2", f"synthetic {len(files)} runs", "peak RSS of ir-rarity eval / rows", f"{peak:.0f} MB",
+              f"{rows:,.0f} rows", peak * 2**20 / rows, 60.0, " B")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--synthetic", help="folder made by make_synthetic.py (126 runs)")
+    parser.add_argument("--big", help="folder made by make_synthetic.py --runs 1000 (M2)")
+    parser.add_argument("--dask", help="folder made by make_synthetic.py for D1 (e.g. --runs 300: 15 M rows)")
+    parser.add_argument("--skip", nargs="*", default=[])
+    args = parser.parse_args()
+    skip = set(args.skip)
+    table = Table()
+    campaign_rows(table, "round 1", str(ROUND1 / "runs" / "*.gz"), str(ROUND1 / "qrels-rnd1.txt.gz"), skip)
+    if args.synthetic:
+        campaign_rows(table, "synthetic 126", os.path.join(args.synthetic, "runs", "*"),
+                      os.path.join(args.synthetic, "qrels.txt"), skip)
+    if args.big and "M2" not in skip:
+        memory_row(table, args.big)
+    if args.dask and "D1" not in skip:
+        import ir_rarity
+
+        runs_glob = os.path.join(args.dask, "runs", "*")
+        qrels = ir_rarity.read_trec_qrels(os.path.join(args.dask, "qrels.txt"))
+        dask_row(table, f"synthetic {len(glob.glob(runs_glob))} runs", runs_glob, qrels,
+                 sum(Path(f).read_bytes().count(b"\n") for f in glob.glob(runs_glob)))
+    import numpy
+    import pandas
+
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    print(f"{platform.machine()}, {os.cpu_count()} cores (shared), {memory:.0f} GB, "
+          f"Python {platform.python_version()}, numpy {numpy.__version__}, pandas {pandas.__version__}; "
+          f"bench process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    table.print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Progress bars for long work: tqdm on stderr, shown only on a terminal, switched off by ``progress=False``.
+
+Every long loop of ir_rarity (reading run files, the per-run fallback through ir_measures, the meta analyses,
+loops over trials) goes through :func:`progress`. A call's own ``progress`` argument wins; without one
+(``None``) the process-wide setting applies (:func:`set_progress`, what ``ir-rarity --quiet`` sets), and
+without that a bar is drawn only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+__all__ = ["counter", "progress", "progress_disabled", "set_progress"]
+
+T = TypeVar("T")
+
+_SETTING: list[bool | None] = [None]  # the process-wide default; None: only on a terminal
+
+
+def set_progress(enabled: bool | None) -> None:
+    """Set the process-wide default: True (always), False (never) or None (only when stderr is a terminal)."""
+    _SETTING[0] = enabled
+
+
+@contextmanager
+def progress_disabled() -> Iterator[None]:
+    """No progress bars inside the ``with`` block (calls that pass ``progress=True`` still get theirs)."""
+    before = _SETTING[0]
+    _SETTING[0] = False
+    try:
+        yield
+    finally:
+        _SETTING[0] = before
+
+
+def _disable(enabled: bool | None) -> bool | None:
+    """Tqdm's ``disable``: True hides the bar, None hides it when stderr is not a terminal."""
+    chosen = _SETTING[0] if enabled is None else enabled
+    return None if chosen is None else not chosen
+
+
+def progress(iterable: Iterable[T], *, desc: str, total: int | None = None, unit: str = "it",
+             enabled: bool | None = None, **options: Any) -> Iterable[T]:
+    """``iterable`` with a tqdm bar on stderr (see the module docstring for when it shows).
+
+    Args:
+        iterable: What to iterate over.
+        desc: The bar's label.
+        total: Number of items, when ``iterable`` has no length.
+        unit: What one item is (``"run"``, ``"file"``, ``"trial"``...).
+        enabled: True or False to force; None for the process-wide default.
+        **options: Further tqdm options.
+
+    """
+    disable = _disable(enabled)
+    if disable is True:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, unit=unit, disable=disable, leave=False, **options)
+
+
+def counter(total: int, *, desc: str, unit: str = "it", enabled: bool | None = None) -> Any:
+    """A tqdm bar to ``update()`` by hand (steps that are not one loop); a silent one where bars are off."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, disable=_disable(enabled), leave=False)

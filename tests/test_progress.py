@@ -1,0 +1,45 @@
+"""Progress bars: on stderr when asked (or on a terminal), never with progress=False or ``--quiet``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ir_rarity import Pool
+from ir_rarity.cli import main
+from ir_rarity.meta.robustness import system_count_robustness
+from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.progress import progress_disabled, set_progress
+
+
+def test_fallback_through_ir_measures_shows_runs(hand_pool: Pool, hand_qrels: pd.DataFrame,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    hand_pool.evaluate(hand_qrels, ["SetP"], progress=True)
+    assert "ir_measures" in capsys.readouterr().err
+    hand_pool.evaluate(hand_qrels, ["SetP"], progress=False)
+    with progress_disabled():
+        hand_pool.evaluate(hand_qrels, ["SetP"])
+    assert capsys.readouterr().err == ""
+
+
+def test_reading_files_and_trials(hand_files: dict[str, Path], covid_pool: Pool, covid_qrels: pd.DataFrame,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    list(iter_named_runs([hand_files[n] for n in "ABC"], progress=True))
+    assert "reading runs" in capsys.readouterr().err
+    system_count_robustness(covid_pool, covid_qrels, "P_rare@10", sizes=[5], trials=3, seed=0, progress=True)
+    assert "trial" in capsys.readouterr().err
+
+
+def test_cli_quiet(hand_files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["eval", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "-m", "SetP", "P@1"]
+    set_progress(True)  # as on a terminal
+    try:
+        assert main(args) == 0
+        assert "ir_measures" in capsys.readouterr().err
+        assert main([*args, "--quiet"]) == 0
+        err = capsys.readouterr().err
+        assert "ir_measures" not in err and "\r" not in err
+    finally:
+        set_progress(None)

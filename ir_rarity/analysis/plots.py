@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from ir_rarity.analysis.asl import difference_buckets
 from ir_rarity.io.files import write_with
+from ir_rarity.plotting import pyplot as _pyplot
 
 __all__ = ["plot_asl_differences", "plot_asl_distribution"]
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError:
-        raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _bars(table: pd.DataFrame, path: str | Path, xlabel: str, title: str) -> Path:

@@ -12,19 +12,9 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.io.files import write_with
+from ir_rarity.plotting import pyplot as _pyplot
 
 __all__ = ["plot_composition"]
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError:
-        raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def plot_composition(table: pd.DataFrame, measure: Any, path: str | Path, top: int | None = None,

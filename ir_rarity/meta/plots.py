@@ -15,19 +15,9 @@ import pandas as pd
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
+from ir_rarity.plotting import pyplot as _pyplot
 
 __all__ = ["plot_robustness", "plot_synthetic", "plot_tau_alpha"]
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'ir_rarity[plots]'") from exc
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _require(df: pd.DataFrame, columns: list[str], what: str) -> None:

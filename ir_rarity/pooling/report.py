@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ir_rarity.io.files import write_text, write_with
+from ir_rarity.plotting import pyplot as _pyplot
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.tables import render_frame
 
@@ -33,17 +34,6 @@ def found_table(sim: Simulation, column: str = "relevant") -> pd.DataFrame:
 def reusability_table(table: pd.DataFrame, measure: str) -> pd.DataFrame:
     """The rows of :func:`~ir_rarity.pooling.reuse.reusability` for one measure, without that column."""
     return table[table["measure"] == measure].drop(columns="measure").reset_index(drop=True)
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'ir_rarity[plots]'") from exc
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _save(fig: Any, path: str | os.PathLike[str]) -> Path:

@@ -286,10 +286,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     measures = _parse_measures(texts, None)
     pool = Pool.from_runs(covid_round1.runs)
     qrels = as_qrels_frame(covid_round1.qrels)
-    table = ranked_table(pool.evaluate(qrels, measures), measures[0])
+    from ir_rarity.engine.evaluate import evaluate
+
+    result = evaluate(pool, qrels, measures)
+    table = ranked_table(result.table(), measures[0])
     out = sys.stdout
     out.write(f"TREC-COVID round 1 (embedded): {len(pool)} runs, {qrels['query_id'].nunique()} topics, "
-              f"{len(qrels)} judgments\n\nTop {args.top} runs by {texts[0]}:\n\n")
+              f"{len(qrels)} judgments; computed against the {result.describe()}.\n\n"
+              f"Top {args.top} runs by {texts[0]}:\n\n")
     rows = [(n, *(float(v) for v in vals)) for n, vals in zip(table.index, table.to_numpy(), strict=True)]
     out.write(render(["run", *table.columns], rows[: args.top], "markdown", 4))
 
@@ -388,6 +392,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error
             return int(args.func(args))
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (RarityError, OSError, ValueError, LookupError, _UsageError) as e:
         message = " ".join(str(e).split()) or type(e).__name__
         print(f"{PROG}: error: {message}", file=sys.stderr)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
-__all__ = ["pyplot"]
+__all__ = ["pyplot", "save_figure"]
 
 
 def pyplot() -> Any:
@@ -22,3 +24,13 @@ def pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``fig`` to ``path`` as PNG (120 dpi, tight box) atomically, then close it."""
+    from ir_rarity.io.files import write_with
+
+    try:
+        return write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
+    finally:
+        pyplot().close(fig)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from ir_rarity.errors import InputError
-from ir_rarity.io.files import write_with
 from ir_rarity.plotting import pyplot as _pyplot
+from ir_rarity.plotting import save_figure as _save
 
 __all__ = ["plot_robustness", "plot_synthetic", "plot_tau_alpha"]
 
@@ -24,14 +23,6 @@ def _require(df: pd.DataFrame, columns: list[str], what: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(f"{what} needs columns {columns}; missing {missing}")
-
-
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
-    plt = _pyplot()
-    try:
-        return write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
-    finally:
-        plt.close(fig)
 
 
 def plot_tau_alpha(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
-from ir_rarity.io.files import write_text, write_with
+from ir_rarity.io.files import write_text
 from ir_rarity.plotting import pyplot as _pyplot
+from ir_rarity.plotting import save_figure as _save
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.tables import render_frame
 
@@ -34,14 +34,6 @@ def found_table(sim: Simulation, column: str = "relevant") -> pd.DataFrame:
 def reusability_table(table: pd.DataFrame, measure: str) -> pd.DataFrame:
     """The rows of :func:`~ir_rarity.pooling.reuse.reusability` for one measure, without that column."""
     return table[table["measure"] == measure].drop(columns="measure").reset_index(drop=True)
-
-
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
-    plt = _pyplot()
-    try:
-        return write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
-    finally:
-        plt.close(fig)
 
 
 def plot_budget_curves(sim: Simulation, path: str | os.PathLike[str], column: str = "relevant") -> Path:

@@ -18,7 +18,7 @@ import pandas as pd
 from ir_rarity.engine.contract import Campaign, CampaignInfo
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
-from ir_rarity.engine.ranking import sorted_lookup
+from ir_rarity.engine.ranking import KEY_SHIFT, sorted_lookup
 
 __all__ = ["JoinedCampaign"]
 
@@ -96,7 +96,7 @@ class JoinedCampaign:
         """The campaign's summed reading probabilities plus those of the joining runs new at ``cutoff``."""
         keys, sums, n_runs = self.campaign.reading_probabilities(cutoff)
         new_rows = self._is_new(cutoff)[self.joining.run]
-        query = self.joining.key[new_rows] >> 32
+        query = self.joining.key[new_rows] >> KEY_SHIFT
         own_keys, own_sums = probability_table(self.joining.key[new_rows], self.joining.rank[new_rows],
                                                self.joining.run[new_rows], query, cutoff)
         merged, inverse = np.unique(np.concatenate([keys, own_keys]), return_inverse=True)

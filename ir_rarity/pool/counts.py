@@ -172,7 +172,7 @@ class CountTable:
             raise InputError(str(e), source) from None
         from ir_rarity.pool.resolve import note_origin
 
-        note_origin(counts, source)
+        note_origin(counts, source, "counts")
         return counts
 
     # ------------------------------------------------------------------ context

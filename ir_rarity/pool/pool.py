@@ -117,7 +117,7 @@ class Pool:
             named = ((name, top_k(frame, keep, name, duplicates)) for name, frame in named)
         encoded, key_codes = encode_runs(named, team_map, duplicates)
         pool = cls(encoded, key_codes)
-        note_origin(pool, runs)
+        note_origin(pool, runs, "runs")
         return pool
 
     # ------------------------------------------------------------------ description
@@ -231,7 +231,7 @@ class Pool:
 
         """
         pool = cls(load_runs(path))
-        note_origin(pool, path)
+        note_origin(pool, path, "pool")
         return pool
 
     # ------------------------------------------------------------------ context

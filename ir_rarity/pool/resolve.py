@@ -111,24 +111,32 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
                                   progress=progress)
     if cache:
         _CACHE[key] = campaign
-    _ORIGIN[campaign] = key[:2]
     return campaign
 
 
-def note_origin(campaign: Any, spec: Any) -> None:
-    """Remember which files ``campaign`` was read from (``spec`` as a reader was given it), when they are files."""
+def note_origin(campaign: Any, spec: Any, kind: str) -> None:
+    """Remember which files ``campaign`` was read from (``spec`` as its reader was given it) and their ``kind``.
+
+    ``kind`` is what the reader read them as (``"runs"``, ``"pool"``, ``"counts"``): nothing is opened again.
+    """
     if isinstance(spec, (str, os.PathLike)) or (isinstance(spec, (list, tuple)) and spec
                                                 and all(isinstance(s, (str, os.PathLike)) for s in spec)):
         specs = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
-        origin = _origin_of(*specs)
-        if origin is not None:
-            _ORIGIN[campaign] = origin
+        files = _files_of(*specs)
+        if files is not None:
+            _ORIGIN[campaign] = (kind, _signature(files))
+
+
+def _files_of(*specs: Any) -> list[Path] | None:
+    try:
+        return [p for s in specs for p in expand_run_paths(os.fspath(s))]
+    except (InputError, OSError):
+        return None
 
 
 def _origin_of(*specs: Any) -> tuple[Any, ...] | None:
-    try:
-        files = [p for s in specs for p in expand_run_paths(os.fspath(s))]
-    except (InputError, OSError):
+    files = _files_of(*specs)
+    if files is None:
         return None
     kinds = {file_kind(p) for p in files}
     return (kinds.pop() if len(kinds) == 1 else "runs", _signature(files))

@@ -227,9 +227,10 @@ def Experiment(
                                  **kwargs)
     skipping = [m for m in measures if skips_undefined(m)]
     if skipping:
-        averages = _recompute_means(averages, per_query, skipping)
+        matrices = _matrices(per_query, skipping, names)
+        averages = _recompute_means(averages, matrices, names)
         if baseline is not None:
-            averages = _recompute_tests(averages, per_query, skipping, names, baseline, kwargs)
+            averages = _recompute_tests(averages, matrices, names, baseline, kwargs)
     averages = _directional_fixes(averages, measures)
     if want_mrt:
         n_topics = max(len(topics_frame), 1)
@@ -255,19 +256,17 @@ def Experiment(
     return shown
 
 
-def _recompute_means(averages: pd.DataFrame, per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure]
-                     ) -> pd.DataFrame:
-    """Re-aggregate measures that skip undefined (NaN) queries from the per-query values."""
+def _recompute_means(averages: pd.DataFrame, matrices: Mapping[ir_measures.Measure, np.ndarray],
+                     names: Sequence[str]) -> pd.DataFrame:
+    """Re-aggregate measures that skip undefined (NaN) queries from their systems x queries matrices."""
     averages = averages.copy()
-    for m in measures:
-        wide = per_query[per_query["measure"] == str(m)].pivot_table(index="name", columns="qid", values="value",
-                                                                     dropna=False)
-        wide = wide.reindex(averages["name"])
-        averages[str(m)] = aggregate(m, wide.to_numpy(np.float64))
+    rows = [list(names).index(str(n)) for n in averages["name"]]
+    for m, values in matrices.items():
+        averages[str(m)] = aggregate(m, values[rows])
     return averages
 
 
-def _recompute_tests(averages: pd.DataFrame, per_query: pd.DataFrame, measures: Sequence[ir_measures.Measure],
+def _recompute_tests(averages: pd.DataFrame, matrices: Mapping[ir_measures.Measure, np.ndarray],
                      names: Sequence[str], baseline: int | str, kwargs: Mapping[str, Any]) -> pd.DataFrame:
     """Baseline tests of NaN-skipping measures, in ``pt.Experiment``'s columns.
 
@@ -277,7 +276,7 @@ def _recompute_tests(averages: pd.DataFrame, per_query: pd.DataFrame, measures: 
 
     base = names.index(baseline) if isinstance(baseline, str) else int(baseline)
     correction = kwargs.get("correction")
-    tests = compare_values(_matrices(per_query, measures, names), names, [names[base]],
+    tests = compare_values(dict(matrices), names, [names[base]],
                            test=kwargs.get("test", "t"), correction=correction,
                            alpha=kwargs.get("correction_alpha", 0.05))
     averages = averages.copy()

@@ -100,13 +100,14 @@ def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "10", "2", "b", "a", "é"]), st.integers(1, 30)), max_size=12),
        st.sampled_from(["str", object]))
-def test_factorize_blocks_equals_sorted_factorize(blocks, dtype) -> None:
+def test_query_codes_equal_factorize(blocks, dtype) -> None:
     import pandas as pd
 
-    from ir_rarity.engine.ranking import factorize_blocks
+    from ir_rarity.pool.build import _arrow_strings, _query_codes
 
     values = pd.Series([v for v, length in blocks for _ in range(length)], dtype=dtype)
-    codes, uniques = factorize_blocks(values)
-    expected_codes, expected_uniques = pd.factorize(values, sort=True)
+    codes, ids = _query_codes(_arrow_strings(values))
+    expected_codes, expected_ids = pd.factorize(values)
     assert codes.tolist() == expected_codes.tolist()
-    assert list(uniques) == list(expected_uniques)
+    assert ids == list(expected_ids)
+    assert sorted(ids) == list(pd.Index(expected_ids, dtype=dtype).sort_values())  # code point = UTF-8 byte order

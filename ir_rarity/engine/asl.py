@@ -16,9 +16,13 @@ from ir_rarity.engine.ranking import block_starts, ranks_within_blocks
 __all__ = ["atomized_search_length", "per_row_search_length", "relevant_positions"]
 
 
-def relevant_positions(relevant: np.ndarray, cell: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
-    """1-based position of each row among its cell's relevant rows up to and including it."""
-    return segmented_cumsum(np.asarray(relevant, dtype=bool), cell, rank)
+def relevant_positions(relevant: np.ndarray, cell: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row numbers of the relevant rows, and each one's 1-based position among its cell's relevant rows.
+
+    Only the relevant rows are touched after one scan for them: they are a small share of a campaign's rows.
+    """
+    rows = np.flatnonzero(relevant)
+    return rows, ranks_within_blocks(block_starts(cell[rows])) + 1
 
 
 def per_row_search_length(relevant: np.ndarray, cell: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
@@ -40,7 +44,8 @@ def atomized_search_length(
     last: float = math.inf,
     after_last: bool = True,
     rank: np.ndarray | None = None,
-    position: np.ndarray | None = None,
+    position: tuple[np.ndarray, np.ndarray] | None = None,
+    cell_sizes: np.ndarray | None = None,
 ) -> np.ndarray:
     r"""Mean ASL per cell over its ``first``-th to ``last``-th best-placed relevant documents.
 
@@ -63,17 +68,19 @@ def atomized_search_length(
         rank: 0-based rank of each row within its cell (cells hold whole rankings from the top); computed from
             ``cell`` when not given.
         position: :func:`relevant_positions` of the rows, when already computed (it does not depend on the range).
+        cell_sizes: Rows of each cell (``np.bincount(cell, minlength=n_cells)``), when already computed.
 
     """
     relevant = np.asarray(relevant, dtype=bool)
     if rank is None:
         rank = ranks_within_blocks(block_starts(cell))
-    if position is None:
-        position = relevant_positions(relevant, cell, rank)
-    chosen = relevant & (position >= first) & (position <= last)
-    retrieved_sum = cell_sum(np.where(chosen, rank - position + 2, 0), cell, n_cells)
-    n_retrieved = np.bincount(cell[relevant], minlength=n_cells)[:n_cells].astype(np.float64)
-    n_irrelevant = np.bincount(cell, minlength=n_cells)[:n_cells] - n_retrieved
+    rows, place = relevant_positions(relevant, cell) if position is None else position
+    in_range = (place >= first) & (place <= last)
+    rel_cell = cell[rows]
+    retrieved_sum = cell_sum((rank[rows] - place + 2)[in_range].astype(np.float64), rel_cell[in_range], n_cells)
+    n_retrieved = np.bincount(rel_cell, minlength=n_cells)[:n_cells].astype(np.float64)
+    sizes = np.bincount(cell, minlength=n_cells)[:n_cells] if cell_sizes is None else cell_sizes
+    n_irrelevant = sizes - n_retrieved
     n_relevant = np.asarray(n_relevant, dtype=np.float64)
     top = np.minimum(n_relevant, last)
     size = top - first + 1  # documents in the range that exist

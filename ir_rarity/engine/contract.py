@@ -113,8 +113,18 @@ class MemberCampaign(Campaign, Protocol):
         """Names of the member runs."""
         ...
 
-    def member_rows(self, qrels: EncodedQrels) -> Rows:
-        """Rows of every member within the qrels' queries, scored with the campaign's own S and S_d."""
+    def member_rows(self, qrels: EncodedQrels, runs: slice | None = None) -> Rows:
+        """Rows of every member within the qrels' queries, scored with the campaign's own S and S_d.
+
+        With ``runs`` (a block of consecutive positions in :attr:`names`), the rows of those members only.
+        """
+        ...
+
+    def member_blocks(self, max_rows: int) -> list[slice]:
+        """The members in consecutive blocks (slices of :attr:`names`) of at most ``max_rows`` rows each.
+
+        A member longer than that is a block of its own. A block is what one pass of the engine holds at a time.
+        """
         ...
 
     def run(self, name: str) -> pd.DataFrame:

@@ -43,7 +43,8 @@ def reading_probability(rank: np.ndarray, length: np.ndarray | int) -> np.ndarra
 
 
 def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query: np.ndarray,
-                      cutoff: int | None, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      cutoff: int | None, weights: np.ndarray | None = None, n_keys: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
     r"""Sum over a pool's runs of :math:`P(D=d \mid S=y)` for every (query, document) pair they retrieve.
 
     Args:
@@ -54,6 +55,7 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
         cutoff: N = ``cutoff`` and rows at ranks > cutoff are not read; None: N = the run's length for the query.
         weights: How many times each row's run counts in the sum (default once); a campaign resampled with
             replacement counts a run as often as it was drawn.
+        n_keys: When ``key`` holds dense codes ``0 .. n_keys - 1`` (of sorted keys): counted by code, no sort.
 
     Returns:
         ``(sorted unique pair keys, sum of the probabilities of each)``.
@@ -68,6 +70,10 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
     probability = reading_probability(rank, length)[mask]
     if weights is not None:
         probability = probability * np.asarray(weights, dtype=np.float64)[mask]
+    if n_keys is not None:  # each bin adds its rows in row order, as the bincount over np.unique's inverse does
+        chosen = key[mask]
+        held = np.bincount(chosen, minlength=n_keys) > 0
+        return np.flatnonzero(held), np.bincount(chosen, weights=probability, minlength=n_keys)[held]
     keys, inverse = np.unique(key[mask], return_inverse=True)
     return keys, np.bincount(inverse.reshape(-1), weights=probability, minlength=len(keys))
 
@@ -105,7 +111,8 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
         length, keep = cutoff, rows.rank < cutoff
     own = reading_probability(rows.rank, length)[keep]
     relevant = is_relevant(rows.label[keep], rel)
-    own, key, cell, run = own[relevant], rows.key[keep][relevant], cell[keep][relevant], rows.run[keep][relevant]
+    chosen = np.flatnonzero(keep)[relevant]
+    own, key, cell, run = own[relevant], rows.keys_at(chosen), cell[chosen], rows.run[chosen]
     total = sorted_lookup(table_keys, table_sums, key, 0.0)
     others = np.where(member[run], np.maximum(total - own, 0.0), total)
     found = (np.log((own + epsilon) / (others * scale[run] + epsilon))

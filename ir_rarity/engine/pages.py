@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["without_hugepage_advice"]
+__all__ = ["release_freed_memory", "without_hugepage_advice"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,3 +42,36 @@ def without_hugepage_advice(fn: F) -> F:
             _SWITCH(before)
 
     return wrapper  # type: ignore[return-value]
+
+
+def release_freed_memory() -> None:
+    """Return memory the process has freed to the system: pyarrow's pool, and glibc's heap where there is one.
+
+    Building a large campaign frees many run-sized arrays (each run's strings, codes and scores) before it makes
+    the campaign-sized ones. Freed heap pages stay resident until returned (glibc gives back only the top of its
+    heap on its own) and would add to the peak of what follows. Dask's workers call ``malloc_trim`` for the same
+    reason. A no-op where neither allocator offers it.
+    """
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """Glibc's ``malloc_trim``, or None (not Linux, or another C library)."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # musl and others have no malloc_trim
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _malloc_trim()

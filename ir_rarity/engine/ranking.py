@@ -7,7 +7,7 @@ All later steps work on integer codes. Query ids and docnos are factorized once 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,6 @@ __all__ = [
     "block_starts",
     "decode_keys",
     "encode",
-    "factorize_blocks",
     "pair_keys",
     "ranks_within_blocks",
     "sorted_lookup",
@@ -83,31 +82,6 @@ def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[n
     return codes, pd.Index([], dtype=arr.dtype)
 
 
-def factorize_blocks(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """``pd.factorize(values, sort=True)``, faster when equal values come in long blocks (a run's query ids).
-
-    Only the first value of each block of equal neighbours is hashed; the codes are then repeated over the
-    blocks. Falls back to ``pd.factorize`` when the values are not Arrow-backed strings or the blocks are short.
-    """
-    n = len(values)
-    to_arrow = getattr(values.array, "__arrow_array__", None)
-    if n < 2 or to_arrow is None:
-        return pd.factorize(values, sort=True)
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    strings = to_arrow()
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
-    change = np.ones(n, dtype=bool)
-    change[1:] = pc.not_equal(strings.slice(1), strings.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    heads = np.flatnonzero(change)
-    if len(heads) > n // 4:
-        return pd.factorize(values, sort=True)
-    codes, uniques = pd.factorize(values.iloc[heads], sort=True)
-    return np.repeat(codes, np.diff(np.append(heads, n))), uniques
-
-
 def _descending_score_keys(score: np.ndarray) -> np.ndarray:
     """uint32 keys that sort ascending as the float32 scores sort descending (ties stay ties)."""
     with np.errstate(over="ignore"):  # beyond float32 range: +-inf, as trec_eval's C float
@@ -138,12 +112,14 @@ def _combined_keys(blocks: Sequence[np.ndarray]) -> np.ndarray:
     return combined
 
 
-def trec_order(score: np.ndarray, doc_sort: np.ndarray, *blocks: np.ndarray) -> np.ndarray:
+def trec_order(score: np.ndarray, doc_sort: np.ndarray | Callable[[np.ndarray], np.ndarray], *blocks: np.ndarray
+               ) -> np.ndarray:
     """Permutation that puts rows in trec_eval order within their blocks.
 
     Rows are sorted by the block keys (first key most significant), then by score descending, then by docno
     descending, as trec_eval does (``comp_sim_docno`` in its ``form_res_rels.c``). ``doc_sort`` must order like
-    the docno strings (codes of a sorted vocabulary do), be non-negative and below 2**32.
+    the docno strings (codes of a sorted vocabulary do), be non-negative and below 2**32; or be a function that,
+    given row numbers, returns such codes for those rows only: docnos are then compared only where a score ties.
 
     Scores are compared in single precision, because trec_eval (and so pytrec_eval and ir_measures) stores
     them as a C ``float`` (``TEXT_RESULTS.sim`` in ``trec_format.h``): two scores that round to the same
@@ -171,7 +147,8 @@ def trec_order(score: np.ndarray, doc_sort: np.ndarray, *blocks: np.ndarray) -> 
     new_tie[1:] = ~same[rows[1:] - 1]
     tie = np.cumsum(new_tie, dtype=np.uint64)
     members = order[rows]
-    by_docno = (tie << np.uint64(32)) | (np.uint64(0xFFFFFFFF) - doc_sort[members].astype(np.uint64))
+    docno = doc_sort(members) if callable(doc_sort) else doc_sort[members]
+    by_docno = (tie << np.uint64(32)) | (np.uint64(0xFFFFFFFF) - docno.astype(np.uint64))
     order[rows] = members[np.argsort(by_docno, kind="stable")]
     return order
 

@@ -37,7 +37,9 @@ class Rows:
         run: Index of the evaluated run (0 .. n_runs-1) of each row.
         query: Position of each row's query in ``qrels.query_ids``.
         rank: 0-based rank of each row in its ranking (trec_eval order).
-        key: (query, document) pair key in the campaign's codes.
+        pair_keys: (query, document) pair key of each row in the campaign's codes, or a function giving the keys
+            of the rows it is given (an index or a slice): then keys are made only for the rows a measure reads
+            (:meth:`keys_at`), or once for all when it reads :attr:`key`.
         label: Relevance label of each row (:data:`~ir_rarity.engine.qrels.UNJUDGED` if not judged).
         present: ``present[r, q]`` is True when run r retrieved anything for query q.
         n_runs: Number of evaluated runs.
@@ -51,7 +53,7 @@ class Rows:
     run: np.ndarray
     query: np.ndarray
     rank: np.ndarray
-    key: np.ndarray
+    pair_keys: np.ndarray | Callable[[np.ndarray | slice], np.ndarray]
     label: np.ndarray
     present: np.ndarray
     n_runs: int
@@ -60,6 +62,17 @@ class Rows:
     key_counts: KeyCounts | None = None
     probabilities_at: ProbabilitiesAt | None = None
     _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def key(self) -> np.ndarray:
+        """(query, document) pair key of each row (see ``pair_keys``)."""
+        if callable(self.pair_keys):
+            self.pair_keys = self.pair_keys(slice(None))
+        return self.pair_keys
+
+    def keys_at(self, rows: np.ndarray) -> np.ndarray:
+        """Pair keys of the given rows (row numbers or a mask), without making every row's key."""
+        return self.pair_keys(rows) if callable(self.pair_keys) else self.pair_keys[rows]
 
     @property
     def n_queries(self) -> int:
@@ -80,22 +93,38 @@ class Rows:
         """``make()``, computed once per ``key`` for these rows: what several measures' kernels share."""
         return self._cached(("shared", *key), make)
 
+    def release(self) -> None:
+        """Drop everything computed and shared for these rows.
+
+        Shared values may refer back to the rows (a cycle only the garbage collector would break); a caller done
+        with a block of rows releases it, so its memory is freed at once.
+        """
+        self._cache.clear()
+
     def counts(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         """``(S_d per row, S per run)`` at ``depth``, computed once per depth."""
         return self._cached(("counts", depth), lambda: self.counts_at(depth))
 
     def cell(self) -> np.ndarray:
         """Cell number ``run * n_queries + query`` of each row (computed once)."""
-        return self._cached(("cell",), lambda: self.run.astype(np.int64) * self.n_queries + self.query)
+        kind = np.int32 if self.n_cells < 2**31 else np.int64  # narrow where it fits: less memory to touch
+        return self._cached(("cell",), lambda: self.run.astype(kind) * kind(self.n_queries) + self.query.astype(kind))
 
     def relevant(self, rel: int) -> np.ndarray:
         """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""
         return self._cached(("relevant", rel), lambda: is_relevant(self.label, rel))
 
-    def relevant_positions(self, rel: int) -> np.ndarray:
-        """1-based position of each row among its cell's relevant rows at ``rel`` (shared by the ASL family)."""
+    def relevant_positions(self, rel: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row numbers of the relevant rows at ``rel``, and each one's 1-based position in its cell among them.
+
+        Shared by the ASL family.
+        """
         return self._cached(("positions", rel), lambda: asl_kernel.relevant_positions(
-            self.relevant(rel), self.cell(), self.rank))
+            self.relevant(rel), self.cell()))
+
+    def cell_sizes(self) -> np.ndarray:
+        """Number of rows of each cell (computed once)."""
+        return self._cached(("cell sizes",), lambda: np.bincount(self.cell(), minlength=self.n_cells)[:self.n_cells])
 
     def judged_only(self) -> Rows:
         """These rows without the unjudged ones, re-ranked 0, 1, 2, ... within each cell (computed once).
@@ -119,6 +148,6 @@ class Rows:
             return s_d[keep], n_systems
 
         return Rows(run=self.run[keep], query=self.query[keep], rank=rank.astype(self.rank.dtype),
-                    key=self.key[keep], label=self.label[keep], present=self.present, n_runs=self.n_runs,
+                    pair_keys=self.key[keep], label=self.label[keep], present=self.present, n_runs=self.n_runs,
                     qrels=self.qrels, counts_at=kept_counts, key_counts=self.key_counts,
                     probabilities_at=self.probabilities_at)

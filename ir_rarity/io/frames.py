@@ -58,8 +58,7 @@ def as_id_strings(column: pd.Series, source: str, name: str) -> pd.Series:
         InputError: a missing id.
 
     """
-    missing = np.flatnonzero(column.isna().to_numpy())
-    if len(missing):
+    if _may_miss(column) and len(missing := np.flatnonzero(column.isna().to_numpy())):
         row = int(missing[0])
         raise InputError(f"column {name!r} has a missing id at row {row} (index {short(column.index[row])})", source)
     if isinstance(column.dtype, pd.CategoricalDtype):
@@ -77,6 +76,14 @@ def as_id_strings(column: pd.Series, source: str, name: str) -> pd.Series:
     if pd.api.types.is_string_dtype(column.dtype):
         return column  # already a string dtype: no copy needed (pandas copies on write)
     return column.astype(str)
+
+
+def _may_miss(column: pd.Series) -> bool:
+    """False when an Arrow string column counts no nulls (known without a scan); else True (scan it)."""
+    to_arrow = getattr(column.array, "__arrow_array__", None)
+    if to_arrow is None or column.dtype == object or not pd.api.types.is_string_dtype(column.dtype):
+        return True
+    return bool(to_arrow().null_count)
 
 
 def _id_text(value: object) -> str:

@@ -103,7 +103,7 @@ class _Sampler:
             return sorted_lookup(self.unique_keys, sample_counts(depth), keys, 0)
 
         rows = Rows(run=np.repeat(np.arange(len(picked)), lengths), query=full.query[sel], rank=rank,
-                    key=full.key[sel], label=full.label[sel], present=full.present[picked], n_runs=len(picked),
+                    pair_keys=full.key[sel], label=full.label[sel], present=full.present[picked], n_runs=len(picked),
                     qrels=self.encoded, counts_at=counts_at, key_counts=key_counts)
         return compute(measure, rows)
 
@@ -120,7 +120,7 @@ def _prefix_rows(rows: Rows, n: int) -> Rows:
         s_d, n_systems = rows.counts(depth)
         return s_d[:n], n_systems
 
-    return Rows(run=rows.run[:n], query=rows.query[:n], rank=rows.rank[:n], key=rows.key[:n],
+    return Rows(run=rows.run[:n], query=rows.query[:n], rank=rows.rank[:n], pair_keys=rows.key[:n],
                 label=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at,
                 key_counts=rows.key_counts)
 
@@ -142,7 +142,7 @@ def _members_joined_by(members: Rows, keys: np.ndarray, n_systems: int) -> Rows:
         assert members.key_counts is not None
         return members.key_counts(other, depth) + np.isin(other, keys)
 
-    return Rows(run=members.run, query=members.query, rank=members.rank, key=members.key, label=members.label,
+    return Rows(run=members.run, query=members.query, rank=members.rank, pair_keys=members.key, label=members.label,
                 present=members.present, n_runs=members.n_runs, qrels=members.qrels, counts_at=counts_at,
                 key_counts=key_counts)
 

@@ -6,16 +6,17 @@ order (score descending in single precision, ties by docno descending) and check
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.pages import without_hugepage_advice
+from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
 from ir_rarity.engine.ranked import Duplicates, check_duplicates
 from ir_rarity.engine.ranking import (
     block_starts,
-    factorize_blocks,
     pair_keys,
     ranks_within_blocks,
     trec_order,
@@ -28,8 +29,16 @@ __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
 @without_hugepage_advice
 def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
-                duplicates: Duplicates) -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
+                duplicates: Duplicates, keep_depth: int | None = None
+                ) -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
     """Encode ``(name, canonical frame)`` pairs into one campaign.
+
+    Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
+    run's few distinct ids, and its docnos (:func:`_take_run`; with ``keep_depth``, the run is ordered and cut
+    there first). Docnos are dictionary-encoded by pyarrow a batch of runs at a time (:class:`_DocBatches`), so
+    the strings of at most one batch are held while files are read; the batches' dictionaries are then unified
+    and sorted, so a document code orders like its docno. Each run is put in trec_eval order and checked for
+    duplicate documents on its own, so no temporary array spans the whole campaign.
 
     Returns:
         The encoded runs, and :func:`key_index` of their rows (computed on the way, kept by the pool).
@@ -42,35 +51,253 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
     names: list[str] = []
-    frames: list[pd.DataFrame] = []
+    runs: list[_TakenRun] = []
+    batches = _DocBatches()
     seen: set[str] = set()
     for name, frame in named:
         if name in seen:
             raise InputError(f"two runs are named {name!r}; run names must be unique")
-        if np.isnan(frame["score"].to_numpy(np.float64)).any():
-            raise InputError("NaN scores have no trec_eval order", name)
         seen.add(name)
         names.append(name)
-        frames.append(frame)
+        runs.append(_take_run(name, frame, duplicates, keep_depth))
+        del frame
+        batches.add(runs[-1])
     if not names:
         raise InputError("no runs given: a pool needs at least one run")
-    lengths = np.array([len(f) for f in frames], dtype=np.int64)
+    batches.flush()
+    lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
+    bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+    large = bounds[-1] >= _LARGE
+    if large:  # the frames and strings read are gone: return their pages before the campaign's arrays are made
+        release_freed_memory()
+    queries, query_maps = _query_vocabulary(runs)
+    docs, doc_maps = batches.vocabulary()
+    query = np.empty(bounds[-1], dtype=np.int32)
+    doc = np.empty(bounds[-1], dtype=np.int32)
+    score = np.empty(bounds[-1], dtype=np.float64)
+    ordered = [r.ordered for r in runs]
+    for i, r in enumerate(runs):  # into the campaign's arrays, each run's own freed as soon as it is copied
+        lo, hi = bounds[i], bounds[i + 1]
+        np.take(query_maps[i], r.query, out=query[lo:hi])
+        np.take(doc_maps[r.batch], r.doc, out=doc[lo:hi])
+        score[lo:hi] = r.score
+        runs[i] = _FREED
+    del runs, query_maps, doc_maps
+    if large:
+        release_freed_memory()
     run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
-    query, queries = factorize_blocks(pd.concat([f["query_id"] for f in frames], ignore_index=True))
-    doc, docs = pd.factorize(pd.concat([f["doc_id"] for f in frames], ignore_index=True), sort=True)
-    score = np.concatenate([f["score"].to_numpy(np.float64) for f in frames])
-    del frames
-    order = trec_order(score, doc, run, query)
-    run, query, doc, score = run[order], query[order].astype(np.int32), doc[order].astype(np.int32), score[order]
+    rank = np.empty(len(run), dtype=np.int32)
+    keep = np.ones(len(run), dtype=bool) if duplicates == "first" else None
+    for i, name in enumerate(names):  # run by run: every temporary is one run long
+        lo, hi = bounds[i], bounds[i + 1]
+        q, d, s = query[lo:hi], doc[lo:hi], score[lo:hi]
+        if not ordered[i]:
+            order = trec_order(s, d, q)
+            q[:], d[:], s[:] = q[order], d[order], s[order]
+            first = check_duplicates(np.zeros(hi - lo, dtype=np.int32), pair_keys(q, d), duplicates,
+                                     _describer(name, q, d, queries, docs))
+            if first is not None:
+                assert keep is not None
+                keep[lo:hi] = first
+                rank[lo:hi][first] = ranks_within_blocks(block_starts(q[first]))
+                continue
+        rank[lo:hi] = ranks_within_blocks(block_starts(q))
+    if keep is not None and not keep.all():
+        run, query, doc, score, rank = run[keep], query[keep], doc[keep], score[keep], rank[keep]
     codes, unique_keys = key_index(query, doc, len(queries), len(docs))
-    keep = check_duplicates(run, codes, duplicates, lambda i: (names[run[i]], queries[query[i]], docs[doc[i]]))
-    if keep is not None:
-        run, query, doc, score, codes = run[keep], query[keep], doc[keep], score[keep], codes[keep]
-    rank = ranks_within_blocks(block_starts(run, query))
     system, system_names = system_codes(names, teams)
-    encoded = EncodedRuns(names=tuple(names), queries=pd.Index(queries), docs=pd.Index(docs), run=run, query=query,
-                          doc=doc, score=score, rank=rank, system=system, system_names=tuple(system_names))
+    encoded = EncodedRuns(names=tuple(names), queries=queries, docs=docs, run=run, query=query, doc=doc,
+                          score=score, rank=rank, system=system, system_names=tuple(system_names))
     return encoded, (codes, unique_keys)
+
+
+_LARGE = 1 << 23
+"""Rows from which building returns freed memory to the system between its phases (below, the pages are
+better kept for reuse: giving them back costs the next phase page faults)."""
+
+
+def _describer(name: str, query: np.ndarray, doc: np.ndarray, queries: pd.Index, docs: pd.Index
+               ) -> Callable[[int], tuple[str, str, str]]:
+    """Row -> (run name, query id, docno), for the error naming a duplicate document."""
+    return lambda j: (name, str(queries[query[j]]), str(docs[doc[j]]))
+
+
+@dataclass
+class _TakenRun:
+    """What a campaign keeps of one run frame until all runs are read."""
+
+    query: np.ndarray  # code of each row's query id in ``query_ids``
+    query_ids: list[str]  # the run's distinct query ids
+    docs: Any  # pyarrow Array (or ChunkedArray) of each row's docno, until its batch is encoded
+    score: np.ndarray
+    ordered: bool  # rows already in trec_eval order, duplicates checked (cut at a depth)
+    doc: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # codes in its batch dictionary
+    batch: int = -1  # which batch dictionary
+
+
+_FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], None, np.zeros(0), True)
+
+
+class _DocBatches:
+    """Docnos of runs dictionary-encoded a batch at a time: what reading holds is codes, not strings.
+
+    A batch closes when its runs hold ``BATCH_ROWS`` rows; pyarrow encodes all its strings in one pass (its
+    chunks share one dictionary). The batches' dictionaries are much smaller than the rows where runs share
+    documents, as the runs of a campaign do.
+    """
+
+    BATCH_ROWS = 1 << 22
+
+    def __init__(self) -> None:
+        self.pending: list[_TakenRun] = []
+        self.rows = 0
+        self.dictionaries: list[Any] = []
+
+    def add(self, run: _TakenRun) -> None:
+        self.pending.append(run)
+        self.rows += len(run.score)
+        if self.rows >= self.BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Encode the pending runs' docnos into one more dictionary."""
+        import pyarrow as pa
+
+        if not self.pending:
+            return
+        parts = [(r, c) for r in self.pending for c in (r.docs.chunks if isinstance(r.docs, pa.ChunkedArray)
+                                                         else [r.docs])]
+        kind = parts[0][1].type
+        if any(c.type != kind for _, c in parts):  # 32- and 64-bit offsets from different sources
+            kind = pa.large_string()
+            parts = [(r, c.cast(kind)) for r, c in parts]
+        encoded = pa.chunked_array([c for _, c in parts], type=kind).dictionary_encode()
+        indices = iter(encoded.chunks)  # chunks come in order; an empty array has none
+        codes: dict[int, list[np.ndarray]] = {}
+        for r, c in parts:
+            if len(c):
+                codes.setdefault(id(r), []).append(next(indices).indices.to_numpy(zero_copy_only=False))
+        for r in self.pending:
+            found = codes.get(id(r), [])
+            r.doc = (found[0] if len(found) == 1 else np.concatenate(found) if found
+                     else np.zeros(0, dtype=np.int32)).astype(np.int32, copy=False)
+            r.docs, r.batch = None, len(self.dictionaries)
+        self.dictionaries.append(encoded.chunk(encoded.num_chunks - 1).dictionary if encoded.num_chunks
+                                 else pa.array([], type=kind))
+        self.pending, self.rows = [], 0
+
+    def vocabulary(self) -> tuple[pd.Index, list[np.ndarray]]:
+        """The sorted docno vocabulary, and for each batch the code in it of each entry of its dictionary."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        kind = self.dictionaries[0].type
+        if any(d.type != kind for d in self.dictionaries):
+            kind = pa.large_string()
+            self.dictionaries = [d.cast(kind) for d in self.dictionaries]
+        union = pa.chunked_array(self.dictionaries, type=kind).dictionary_encode()
+        if not union.num_chunks:
+            return pd.Index(pa.array([], type=kind).to_pandas()), [np.zeros(0, dtype=np.int32)
+                                                                   for _ in self.dictionaries]
+        dictionary = union.chunk(union.num_chunks - 1).dictionary
+        position = _sorting_codes(dictionary)
+        chunks = iter(union.chunks)
+        maps = [position[next(chunks).indices.to_numpy(zero_copy_only=False)] if len(d)
+                else np.zeros(0, dtype=np.int32) for d in self.dictionaries]
+        vocabulary = pd.Index(pc.take(dictionary, pc.array_sort_indices(dictionary)).to_pandas())
+        return vocabulary, maps
+
+
+def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth: int | None) -> _TakenRun:
+    """Scores, query codes and docnos of one canonical run frame; with ``keep_depth``, ordered and cut there."""
+    score = frame["score"].to_numpy(np.float64)
+    if np.isnan(score).any():
+        raise InputError("NaN scores have no trec_eval order", name)
+    query, query_ids = _query_codes(_arrow_strings(frame["query_id"]))
+    docs = _arrow_strings(frame["doc_id"])
+    if keep_depth is None:
+        return _TakenRun(query=query, query_ids=query_ids, docs=docs, score=score, ordered=False)
+    # Cut while reading, so that memory stays flat however long the runs are. Duplicates are found before the
+    # cut (trec_eval refuses a run with one, wherever it is); docnos are compared only where scores tie.
+    doc, doc_ids = _dictionary(docs)
+    by_id = np.argsort(np.array(query_ids, dtype=object)).astype(np.int32)  # queries in id order, as the campaign
+    query_ids = [query_ids[i] for i in by_id]
+    position = np.empty(len(by_id), dtype=np.int32)
+    position[by_id] = np.arange(len(by_id), dtype=np.int32)
+    query = position[query]
+    order = trec_order(score, lambda rows: _sorting_codes(doc_ids.take(doc[rows])), query)
+    first = check_duplicates(np.zeros(len(order), dtype=np.int32), pair_keys(query[order], doc[order]), duplicates,
+                             lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
+    if first is not None:
+        order = order[first]
+    rank = ranks_within_blocks(block_starts(query[order]))
+    order = order[rank < keep_depth]
+    return _TakenRun(query=query[order], query_ids=query_ids, docs=docs.take(order), score=score[order],
+                     ordered=True)
+
+
+def _query_codes(strings: Any) -> tuple[np.ndarray, list[str]]:
+    """Codes (int32) of a run's query ids into its distinct ids, in order of first appearance.
+
+    A run lists each query's documents together, so only the first id of each block of equal neighbours is
+    looked at (unless blocks are short: then pyarrow hashes them all).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(strings)
+    change = np.ones(n, dtype=bool)
+    if n > 1:
+        change[1:] = pc.not_equal(strings.slice(1), strings.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    heads = np.flatnonzero(change)
+    if len(heads) > max(1024, n // 8):
+        codes, dictionary = _dictionary(strings)
+        return codes, dictionary.to_pylist()
+    firsts = strings.take(pa.array(heads)).to_pylist()
+    seen: dict[str, int] = {}
+    head_codes = np.fromiter((seen.setdefault(q, len(seen)) for q in firsts), dtype=np.int32, count=len(firsts))
+    return np.repeat(head_codes, np.diff(np.append(heads, n))), list(seen)
+
+
+def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:
+    """The sorted query-id vocabulary of all runs, and for each run the code in it of each of its own ids."""
+    import pyarrow as pa
+
+    ids = sorted(set().union(*(r.query_ids for r in runs)))  # Python orders str by code point: as UTF-8 bytes
+    position = {q: i for i, q in enumerate(ids)}
+    maps = [np.fromiter((position[q] for q in r.query_ids), dtype=np.int32, count=len(r.query_ids)) for r in runs]
+    return pd.Index(pa.array(ids, type=pa.large_string()).to_pandas()), maps
+
+
+def _arrow_strings(values: pd.Series) -> Any:
+    """A string column as pyarrow strings, without a copy where it already is one (an Array or a ChunkedArray)."""
+    import pyarrow as pa
+
+    to_arrow = getattr(values.array, "__arrow_array__", None)
+    return to_arrow() if to_arrow is not None else pa.array(values.to_numpy(dtype=object), type=pa.large_string())
+
+
+def _dictionary(strings: Any) -> tuple[np.ndarray, Any]:
+    """Codes (int32) of pyarrow ``strings`` into their distinct values (in order of first appearance)."""
+    import pyarrow as pa
+
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    encoded = strings.dictionary_encode()
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
+
+
+def _sorting_codes(strings: Any) -> np.ndarray:
+    """Position of each of ``strings`` in their sorted order: codes that order like the strings.
+
+    Equal strings get consecutive codes in the order given.
+    """
+    import pyarrow.compute as pc
+
+    order = pc.array_sort_indices(strings).to_numpy(zero_copy_only=False)
+    position = np.empty(len(order), dtype=np.int32)
+    position[order] = np.arange(len(order), dtype=np.int32)
+    return position
 
 
 def system_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.ndarray, list[str]]:
@@ -106,20 +333,37 @@ def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd.
 def key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
     """Dense codes of the rows' (query, doc) pairs into their sorted unique pair keys.
 
-    Returns ``(code per row, sorted unique pair keys)``. When the grid of all (query, doc) pairs is not much
-    larger than the rows (a campaign: tens of queries, tens of thousands of documents), it is marked directly in
-    a boolean grid; otherwise the pair keys are hash-factorized and only the unique ones sorted.
+    Returns ``(code per row (int32), sorted unique pair keys)``. When the grid of all (query, doc) pairs is not
+    much larger than the rows (a campaign: tens of queries, tens of thousands of documents), it is marked in
+    a boolean grid, a slice of rows at a time (no temporary as long as the rows); otherwise the pair keys are
+    hash-factorized and only the unique ones sorted.
     """
-    if n_queries * n_docs <= max(4 * len(query), 1 << 22):
-        flat = query.astype(np.int64) * n_docs + doc
+    n = len(query)
+    if n_queries * n_docs <= max(4 * n, 1 << 22):
         seen = np.zeros(n_queries * n_docs, dtype=bool)
-        seen[flat] = True
+        for lo in range(0, n, _SLICE):
+            seen[_flat(query, doc, n_docs, lo)] = True
         cells = np.flatnonzero(seen)
-        code = np.cumsum(seen, dtype=np.int32)
-        code -= 1
-        return code[flat], pair_keys(cells // n_docs, cells % n_docs)
+        grid_code = np.cumsum(seen, dtype=np.int32)
+        del seen
+        grid_code -= 1
+        code = np.empty(n, dtype=np.int32)
+        for lo in range(0, n, _SLICE):
+            np.take(grid_code, _flat(query, doc, n_docs, lo), out=code[lo:lo + _SLICE])
+        return code, pair_keys(cells // n_docs, cells % n_docs)
     codes, uniques = pd.factorize(pair_keys(query, doc))
     order = np.argsort(uniques)
     remap = np.empty(len(uniques), dtype=np.int32)
     remap[order] = np.arange(len(uniques), dtype=np.int32)
     return remap[codes], np.asarray(uniques)[order]
+
+
+_SLICE = 1 << 20  # rows per slice where a whole-campaign temporary is not needed
+
+
+def _flat(query: np.ndarray, doc: np.ndarray, n_docs: int, lo: int) -> np.ndarray:
+    """Grid positions ``query * n_docs + doc`` of rows ``lo .. lo + _SLICE``."""
+    flat = query[lo:lo + _SLICE].astype(np.int64)
+    flat *= n_docs
+    flat += doc[lo:lo + _SLICE]
+    return flat

@@ -78,5 +78,5 @@ class EncodedRuns:
 
     def run_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """First row and one past the last row of each run."""
-        runs = np.arange(len(self.names))
+        runs = np.arange(len(self.names), dtype=self.run.dtype)  # the same dtype: no converted copy of ``run``
         return np.searchsorted(self.run, runs, side="left"), np.searchsorted(self.run, runs, side="right")

@@ -26,7 +26,7 @@ from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
-from ir_rarity.pool.build import encode_runs, key_index, top_k
+from ir_rarity.pool.build import encode_runs, key_index
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.resolve import note_origin
@@ -60,7 +60,6 @@ class Pool:
         """
         self.encoded = encoded
         self._index = {name: i for i, name in enumerate(encoded.names)}
-        self._key = encoded.keys()
         # Every (query, doc) pair gets a dense code into the sorted unique keys, so that S_d at any depth is one
         # bincount and per-row lookups are array gathers, not searches.
         self._key_code, self._unique_keys = key_codes if key_codes is not None else key_index(
@@ -70,6 +69,10 @@ class Pool:
         self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._probabilities: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._row_hash: np.ndarray | None = None
+
+    def _keys(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
+        """The (query, document) pair key of the given rows (all by default), from their dense codes."""
+        return self._unique_keys[self._key_code if rows is None else self._key_code[rows]]
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -111,11 +114,8 @@ class Pool:
         """
         team_map = read_teams(teams) if teams is not None else None
         named = iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress)
-        if keep_depth is not None:
-            keep = check_depth(keep_depth, "keep_depth")
-            assert keep is not None
-            named = ((name, top_k(frame, keep, name, duplicates)) for name, frame in named)
-        encoded, key_codes = encode_runs(named, team_map, duplicates)
+        keep = None if keep_depth is None else check_depth(keep_depth, "keep_depth")
+        encoded, key_codes = encode_runs(named, team_map, duplicates, keep)
         pool = cls(encoded, key_codes)
         note_origin(pool, runs, "runs")
         return pool
@@ -168,7 +168,7 @@ class Pool:
             raise KeyError(f"no run named {name!r} in the pool")
         i = self._index[name]
         rows = slice(self._run_start[i], self._run_end[i])
-        query, doc = self.encoded.decode(self._key[rows])
+        query, doc = self.encoded.decode(self._keys(rows))
         return pd.DataFrame({"query_id": query, "doc_id": doc, "score": self.encoded.score[rows],
                              "rank": self.encoded.rank[rows] + 1})
 
@@ -280,7 +280,7 @@ class Pool:
     def judged_keys(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """Pair keys in some run's top ``depth`` and how many runs have each there (the depth-k judging pool)."""
         depth_ = check_depth(depth)
-        return np.unique(self._key[self.encoded.rank < depth_], return_counts=True)
+        return np.unique(self._keys(self.encoded.rank < depth_), return_counts=True)
 
     # ------------------------------------------------------------------ membership
     def _row_hashes(self) -> np.ndarray:
@@ -297,7 +297,7 @@ class Pool:
         return self._prints[depth]
 
     def _rows_of(self, i: int, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        key = self._key[self._run_start[i]:self._run_end[i]]
+        key = self._keys(slice(self._run_start[i], self._run_end[i]))
         rank = self.encoded.rank[self._run_start[i]:self._run_end[i]]
         if depth is not None:
             key, rank = key[rank < depth], rank[rank < depth]
@@ -350,32 +350,59 @@ class Pool:
     def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int]:
         """Sorted pair keys, the sum over all runs of P(D=d|S=y) at ``cutoff`` (novelty), and the run count."""
         if cutoff not in self._probabilities:
-            self._probabilities[cutoff] = probability_table(self._key, self.encoded.rank, self.encoded.run,
-                                                            self.encoded.query, cutoff)
+            codes, sums = probability_table(self._key_code, self.encoded.rank, self.encoded.run, self.encoded.query,
+                                            cutoff, n_keys=len(self._unique_keys))
+            self._probabilities[cutoff] = (self._unique_keys[codes], sums)
         return (*self._probabilities[cutoff], len(self))
 
     def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
         """Qrels (any accepted shape) encoded against this pool's vocabularies."""
         return encode_qrels(as_qrels_frame(qrels, source), self.encoded.queries, self.encoded.docs, source)
 
-    def member_rows(self, qrels: EncodedQrels) -> Rows:
-        """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.compute.compute`."""
+    def member_rows(self, qrels: EncodedQrels, runs: slice | None = None) -> Rows:
+        """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.compute.compute`.
+
+        With ``runs`` (consecutive positions in :attr:`names`), the rows of those runs only.
+        """
         e = self.encoded
-        position = query_positions(len(e.queries), qrels)[e.query]
+        first, stop, _ = (runs or slice(0, len(self))).indices(len(self))
+        lo, hi = (int(self._run_start[first]), int(self._run_end[stop - 1])) if stop > first else (0, 0)
+        n_runs = max(stop - first, 0)
+        position = query_positions(len(e.queries), qrels).astype(np.int32)[e.query[lo:hi]]
         judged = position >= 0
-        keep: np.ndarray | slice = slice(None) if judged.all() else judged  # usually every query is judged
-        run, query, rank, key = e.run[keep], position[keep], e.rank[keep], self._key[keep]
-        present = np.zeros((len(self), len(qrels.query_ids)), dtype=bool)
-        present[run, query] = True
-        n_systems = np.full(len(self), float(self.num_systems))
-        member = np.ones(len(self), dtype=bool)
-        label = qrels.labels_of_keys(self._unique_keys)[self._key_code[keep]]
-        codes = self._key_code[keep]
-        return Rows(run=run, query=query, rank=rank, key=key, label=label, present=present, n_runs=len(self),
-                    qrels=qrels, counts_at=lambda depth: (self._count_table(depth)[codes].astype(np.float64),
-                                                          n_systems),
-                    key_counts=self.count_keys,
+        keep_rows: np.ndarray | slice = slice(lo, hi)  # usually every query is judged
+        query = position
+        if not judged.all():
+            keep_rows, query = np.flatnonzero(judged) + lo, position[judged]
+        run = e.run[keep_rows] - np.int32(first) if first else e.run[keep_rows]
+        rank = e.rank[keep_rows]
+        present = np.zeros((n_runs, len(qrels.query_ids)), dtype=bool)
+        top = rank == 0  # every ranking starts at rank 0: one row per (run, query) it holds
+        present[run[top], query[top]] = True
+        n_systems = np.full(n_runs, float(self.num_systems))
+        member = np.ones(n_runs, dtype=bool)
+        codes = self._key_code[keep_rows]
+        label = qrels.labels_of_keys(self._unique_keys)[codes]
+
+        def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:  # S_d fits 32 bits: half the memory
+            return self._count_table(depth).astype(np.int32)[codes], n_systems
+
+        return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]], label=label,
+                    present=present,
+                    n_runs=n_runs, qrels=qrels, counts_at=counts_at, key_counts=self.count_keys,
                     probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member))
+
+    def member_blocks(self, max_rows: int) -> list[slice]:
+        """Runs in consecutive blocks of at most ``max_rows`` rows each (a longer run is a block of its own)."""
+        sizes = (self._run_end - self._run_start).astype(np.int64)
+        blocks, start, held = [], 0, 0
+        for i, size in enumerate(sizes.tolist()):
+            if i > start and held + size > max_rows:
+                blocks.append(slice(start, i))
+                start, held = i, 0
+            held += size
+        blocks.append(slice(start, len(sizes)))
+        return blocks
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, qrels: Any, measures: Any, by_query: bool = False, *, runs: Any = None, joint: bool = False,

@@ -1,0 +1,83 @@
+"""Building a pool: the encoded rows equal an independent pandas ordering, however the runs are batched or cut."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ir_rarity import Pool
+from ir_rarity.pool import build
+
+
+def _runs(seed: int) -> dict[str, pd.DataFrame]:
+    """Runs with shuffled rows, query ids out of order, float32 score ties and shared documents."""
+    rng = np.random.default_rng(seed)
+    queries = ["10", "2", "1", "b", "a"]
+    runs = {}
+    for r in range(7):
+        rows = []
+        for q in rng.permutation(queries)[: rng.integers(1, len(queries) + 1)]:
+            docs = rng.choice(40, size=rng.integers(1, 25), replace=False)
+            for d in docs:
+                base = float(rng.integers(0, 4))  # few distinct scores: many ties
+                rows.append((q, f"d{d:03d}", base + float(rng.choice([0.0, 1e-9]))))  # 1e-9: a tie in float32
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]).sample(frac=1.0, random_state=r)
+        runs[f"run{r}"] = frame.reset_index(drop=True)
+    runs["empty"] = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                                  "score": pd.Series([], dtype=float)})
+    return runs
+
+
+def _reference(runs: dict[str, pd.DataFrame], depth: int | None) -> pd.DataFrame:
+    """trec_eval order by pandas: query id, score as float32 descending, docno descending; first duplicate kept."""
+    parts = []
+    for name, frame in runs.items():
+        f = frame.assign(single=frame["score"].astype(np.float32))
+        f = f.sort_values(["query_id", "single", "doc_id"], ascending=[True, False, False], kind="mergesort")
+        f = f.drop_duplicates(["query_id", "doc_id"], keep="first")
+        f = f.assign(rank=f.groupby("query_id").cumcount(), run=name)
+        parts.append(f if depth is None else f[f["rank"] < depth])
+    out = pd.concat(parts, ignore_index=True)
+    return out[["run", "query_id", "doc_id", "rank"]].reset_index(drop=True)
+
+
+def _encoded(pool: Pool) -> pd.DataFrame:
+    e = pool.encoded
+    return pd.DataFrame({"run": np.array(e.names, dtype=object)[e.run], "query_id": e.queries[e.query].astype(str),
+                         "doc_id": e.docs[e.doc].astype(str), "rank": e.rank.astype(np.int64)})
+
+
+@pytest.mark.parametrize("depth", [None, 3])
+@pytest.mark.parametrize("batch_rows", [1 << 22, 30])
+def test_encoded_rows_equal_an_independent_ordering(monkeypatch: pytest.MonkeyPatch, depth: int | None,
+                                                    batch_rows: int) -> None:
+    monkeypatch.setattr(build._DocBatches, "BATCH_ROWS", batch_rows)  # 30: a batch every run or two
+    for seed in range(3):
+        runs = _runs(seed)
+        pool = Pool.from_runs(runs, duplicates="first", keep_depth=depth)
+        got = _encoded(pool)
+        expected = _reference(runs, depth)
+        pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+        assert list(pool.encoded.queries) == sorted(set(expected["query_id"]))
+        assert list(pool.encoded.docs) == sorted(set(expected["doc_id"]))
+
+
+def test_duplicates_are_refused_in_any_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ir_rarity.errors import DuplicateDocumentError
+
+    monkeypatch.setattr(build._DocBatches, "BATCH_ROWS", 30)
+    runs = _runs(0)
+    frame = runs["run3"]
+    runs["run3"] = pd.concat([frame, frame.iloc[[0]]], ignore_index=True)
+    with pytest.raises(DuplicateDocumentError, match="run3"):
+        Pool.from_runs(runs)
+
+
+def test_member_blocks_cover_the_runs_in_order() -> None:
+    pool = Pool.from_runs(_runs(1))
+    sizes = [int((pool.encoded.run == i).sum()) for i in range(len(pool))]
+    for limit in (1, 20, 50, 10**6):
+        blocks = pool.member_blocks(limit)
+        assert [i for b in blocks for i in range(b.start, b.stop)] == list(range(len(pool)))
+        assert all(sum(sizes[b]) <= limit or b.stop - b.start == 1 for b in blocks)

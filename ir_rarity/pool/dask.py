@@ -70,11 +70,10 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
 
     def name_rows(part: pd.DataFrame) -> pd.DataFrame:
         if name_by == "tag":
-            run = part[_READ["tag"]].astype("str")
+            run = part[_READ["tag"]].astype("str").array
         else:  # the path column is categorical: name its few categories, not its rows
-            run = part["path"].cat.rename_categories(lambda p: run_name_from_path(Path(str(p))))
-            run = run.astype("str")
-        return pd.DataFrame({"run": run.array, "query_id": part[_READ["query_id"]].array,
+            run = part["path"].cat.rename_categories(lambda p: run_name_from_path(Path(str(p)))).astype("str").array
+        return pd.DataFrame({"run": run, "query_id": part[_READ["query_id"]].array,
                              "doc_id": part[_READ["doc_id"]].array, "score": part[_READ["score"]].to_numpy()},
                             copy=False)
 
@@ -85,10 +84,10 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
 
 def _encode_part(part: pd.DataFrame, names: pd.Index, queries: pd.Index) -> pd.DataFrame:
     """Rows of the qrels' queries with the run and query as int32 codes (positions in ``names``/``queries``)."""
-    query = queries.get_indexer(part["query_id"])
+    query = queries.get_indexer(pd.Index(part["query_id"]))
     keep = query >= 0  # a query the qrels do not judge has no value: its rows are dropped before the shuffle
     return pd.DataFrame({"query": query[keep].astype(np.int32),
-                         "run": names.get_indexer(part["run"][keep]).astype(np.int32),
+                         "run": names.get_indexer(pd.Index(part["run"][keep])).astype(np.int32),
                          "doc_id": part["doc_id"].array[keep], "score": part["score"].to_numpy()[keep]}, copy=False)
 
 

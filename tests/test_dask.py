@@ -55,3 +55,35 @@ def test_files_named_by_file_without_a_cluster(hand_files: dict[str, Path], hand
     expected = Pool.from_runs(files).evaluate(hand_qrels, measures).sort_index()
     table = evaluate_with_dask(files, hand_qrels, measures, npartitions=2)  # Dask's default scheduler
     pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
+
+
+def test_unjudged_and_unretrieved_queries_split_files_and_more_partitions_than_queries(
+        hand_files: dict[str, Path], hand_qrels: pd.DataFrame, tmp_path: Path) -> None:
+    """Rows of a query the qrels do not judge are dropped before the shuffle; a judged query no run retrieved
+    gets each measure's value for an empty ranking; files split into blocks and more partitions than judged
+    queries (clamped) change nothing."""
+    extra = tmp_path / "D"
+    extra.write_text("q9 Q0 d1 1 2.0 D\nq9 Q0 d2 2 1.0 D\nq1 Q0 d5 1 1.0 D\nq1 Q0 d1 2 0.5 D\n")
+    files = [str(hand_files[n]) for n in "ABC"] + [str(extra)]
+    qrels = pd.concat([hand_qrels, pd.DataFrame({"query_id": ["q3"], "doc_id": ["d1"], "relevance": [1]})],
+                      ignore_index=True)
+    measures = ["P_rare@2", "AP_rare", "nDCG_rare@3", "P@2", "AP", "NumRet"]
+    expected = Pool.from_runs(files).evaluate(qrels, measures).sort_index()
+    per_query = Pool.from_runs(files).evaluate(qrels, measures, by_query=True)
+    for parts, blocksize in ((1, None), (2, 40), (5, 40)):
+        table = evaluate_with_dask(files, qrels, measures, npartitions=parts, blocksize=blocksize)
+        pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
+        long = evaluate_with_dask(files, qrels, measures, npartitions=parts, blocksize=blocksize, by_query=True)
+        merged = per_query.merge(long, on=["run", "query_id", "measure"], suffixes=("", "_dask"))
+        assert len(merged) == len(per_query) == len(long) == 4 * 3 * len(measures)
+        assert np.array_equal(merged["value"].to_numpy(), merged["value_dask"].to_numpy(), equal_nan=True)
+
+
+def test_two_files_of_one_run_name_are_refused(hand_files: dict[str, Path], hand_qrels: pd.DataFrame,
+                                                tmp_path: Path) -> None:
+    (tmp_path / "again").mkdir()
+    twin = tmp_path / "again" / "A.gz"
+    with gzip.open(twin, "wt") as f:
+        f.write(hand_files["A"].read_text())
+    with pytest.raises(ir_rarity.errors.InputError, match="two runs are named 'A'"):
+        evaluate_with_dask([str(hand_files["A"]), str(twin)], hand_qrels, ["P@1"])

@@ -2,12 +2,18 @@
 
 Every measure of ir_rarity is a mean of per-query values, and a query's values need only that query's rows:
 S_d of a document of query q counts the runs that retrieved it *for q*. So a campaign can be split by query.
-:func:`evaluate_with_dask` reads the run files with ``dask.dataframe``, shuffles the rows so that each
-partition holds every row of some queries, evaluates each partition with ir_rarity's engine (a
+:func:`evaluate_with_dask` reads the run files with ``dask.dataframe`` in blocks, keeps only what the engine
+needs (run and query as int32 codes, Arrow document ids, the score), moves the rows with Dask's shuffle so that
+each partition holds every row of a range of queries (on a distributed cluster Dask's P2P shuffle, which
+stages the rows on disk), evaluates each partition with ir_rarity's engine (a
 :class:`~ir_rarity.pool.pool.Pool` of all runs restricted to those queries, S the number of runs of the whole
 campaign, S_d counted within the partition) and concatenates the per-query values. The means are then taken
 as :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>` takes them (same query order, same sums), so the
 table equals the one computed in memory.
+
+What a worker holds at a time is one input block, the shuffle's buffers and one partition of queries, not the
+campaign: a campaign larger than every worker's memory limit is evaluated as long as one partition (by default
+one query of the qrels, when there are as many input blocks) fits.
 
 Runs are named by their file (``run_name_from_path``) or, with ``name_by="tag"``, by the tag column (files
 holding several runs). Queries of the qrels that no run retrieved hold each measure's value for an empty
@@ -28,16 +34,21 @@ from ir_rarity.errors import InputError, ParameterError
 
 __all__ = ["evaluate_with_dask", "read_runs_dask"]
 
-_COLUMNS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+_READ = {"query_id": 0, "doc_id": 2, "score": 4, "tag": 5}  # field positions of a TREC run line (q0, rank unread)
 
 
 def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-                   name_by: Literal["file", "tag"] = "file") -> Any:
-    """The rows of TREC run files as a ``dask.dataframe``: ``run, query_id, doc_id, score`` (one file a partition).
+                   name_by: Literal["file", "tag"] = "file", blocksize: str | int | None = "64MB") -> Any:
+    """The rows of TREC run files as a ``dask.dataframe``: ``run, query_id, doc_id, score``.
+
+    Strings are Arrow-backed (pandas ``str``), never Python objects; the ``Q0`` and rank fields are not read
+    (trec_eval orders by score, as the engine does), nor the tag when runs are named by file.
 
     Args:
         runs: Run files, folders or globs (as :func:`~ir_rarity.pool.sources.expand_run_paths` reads them).
         name_by: ``"file"``: each file is one run named by the file; ``"tag"``: runs named by the tag column.
+        blocksize: Bytes of an uncompressed file read by one task (``dask.dataframe.read_csv``), so one task never
+            holds a whole large file; compressed files are read whole. ``None``: one file a partition.
 
     Raises:
         InputError: no run file found.
@@ -45,43 +56,70 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
     """
     import dask.dataframe as dd
 
-    from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
+    from ir_rarity.pool.sources import run_name_from_path
 
-    specs = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
-    files = [p for spec in specs for p in expand_run_paths(spec)]
-    if not files:
-        raise InputError("no run files to read")
-    names = {str(p): run_name_from_path(Path(p)) for p in files}
-    frame = dd.read_csv([str(p) for p in files], sep=r"\s+", header=None, names=_COLUMNS, blocksize=None,
-                        dtype={"query_id": str, "q0": str, "doc_id": str, "rank": "int64", "score": "float64",
-                               "tag": str}, include_path_column="path", compression="infer")
+    files = _run_files(runs)
+    if name_by == "file":
+        _file_names(files)  # two files of one name would be one run: refuse them before reading
+    fields = ["query_id", "doc_id", "score"] + (["tag"] if name_by == "tag" else [])
+    compressed = any(p.suffix in (".gz", ".bz2", ".xz", ".zip", ".zst") for p in files)
+    frame = dd.read_csv([str(p) for p in files], sep=r"\s+", header=None, usecols=[_READ[f] for f in fields],
+                        names=list(range(6)), blocksize=None if compressed else blocksize,
+                        dtype={_READ[f]: "float64" if f == "score" else "str" for f in fields},
+                        include_path_column="path" if name_by == "file" else False, compression="infer")
 
     def name_rows(part: pd.DataFrame) -> pd.DataFrame:
-        run = part["tag"].astype(str) if name_by == "tag" else part["path"].astype(str).map(names)
-        return pd.DataFrame({"run": run.to_numpy(dtype=object), "query_id": part["query_id"].to_numpy(dtype=object),
-                             "doc_id": part["doc_id"].to_numpy(dtype=object), "score": part["score"].to_numpy()})
+        if name_by == "tag":
+            run = part[_READ["tag"]].astype("str").array
+        else:  # the path column is categorical: name its few categories, not its rows
+            run = part["path"].cat.rename_categories(lambda p: run_name_from_path(Path(str(p)))).astype("str").array
+        return pd.DataFrame({"run": run, "query_id": part[_READ["query_id"]].array,
+                             "doc_id": part[_READ["doc_id"]].array, "score": part[_READ["score"]].to_numpy()},
+                            copy=False)
 
-    meta = pd.DataFrame({"run": pd.Series(dtype=object), "query_id": pd.Series(dtype=object),
-                         "doc_id": pd.Series(dtype=object), "score": pd.Series(dtype="float64")})
+    meta = pd.DataFrame({"run": pd.Series(dtype="str"), "query_id": pd.Series(dtype="str"),
+                         "doc_id": pd.Series(dtype="str"), "score": pd.Series(dtype="float64")})
     return frame.map_partitions(name_rows, meta=meta)
 
 
-def _evaluate_part(part: pd.DataFrame, names: list[str], qrels: pd.DataFrame, measures: list[str]
-                   ) -> pd.DataFrame:
-    """Per-query values of every run for the queries of one partition (S = all runs, S_d within the part)."""
+def _encode_part(part: pd.DataFrame, names: pd.Index, queries: pd.Index) -> pd.DataFrame:
+    """Rows of the qrels' queries with the run and query as int32 codes (positions in ``names``/``queries``)."""
+    query = queries.get_indexer(pd.Index(part["query_id"]))
+    keep = query >= 0  # a query the qrels do not judge has no value: its rows are dropped before the shuffle
+    return pd.DataFrame({"query": query[keep].astype(np.int32),
+                         "run": names.get_indexer(pd.Index(part["run"][keep])).astype(np.int32),
+                         "doc_id": part["doc_id"].array[keep], "score": part["score"].to_numpy()[keep]}, copy=False)
+
+
+def _evaluate_part(part: pd.DataFrame, names: list[str], queries: pd.Index, qrels: pd.DataFrame,
+                   measures: list[str]) -> pd.DataFrame:
+    """Per-query values of every run for the queries of one partition (S = all runs, S_d within the part).
+
+    ``part`` is indexed by query code and holds columns ``run`` (code), ``doc_id``, ``score``. The rows are put
+    in run order once; each run's frame is then a slice of that one frame (no copy per run).
+    """
     from ir_rarity.pool.pool import Pool
 
-    empty = pd.DataFrame({"run": pd.Series(dtype=object), "query_id": pd.Series(dtype=object),
-                          "measure": pd.Series(dtype=object), "value": pd.Series(dtype="float64")})
-    queries = set(part["query_id"].unique()) & set(qrels["query_id"])
-    if not queries:
-        return empty
-    part = part[part["query_id"].isin(queries)]
-    groups = dict(tuple(part.groupby("run", sort=False)))
-    frames = {n: groups[n][["query_id", "doc_id", "score"]] if n in groups else part.iloc[:0][
-        ["query_id", "doc_id", "score"]] for n in names}
-    local_qrels = qrels[qrels["query_id"].isin(queries)]
-    return Pool.from_runs(frames).evaluate(local_qrels, measures, by_query=True, progress=False)
+    if not len(part):
+        return _long_meta()
+    run = part["run"].to_numpy()
+    order = np.argsort(run, kind="stable")
+    bounds = np.searchsorted(run[order], np.arange(len(names) + 1))
+    codes = part.index.to_numpy()[order]
+    rows = pd.DataFrame({"query_id": pd.Series(queries.array).take(codes).array,
+                         "doc_id": part["doc_id"].array.take(order), "score": part["score"].to_numpy()[order]},
+                        copy=False)
+    del part, run, order
+    frames = {name: rows.iloc[bounds[i]:bounds[i + 1]] for i, name in enumerate(names)}
+    local = queries[np.unique(codes)]
+    pool = Pool.from_runs(frames)
+    del frames, rows
+    return pool.evaluate(qrels[qrels["query_id"].isin(local)], measures, by_query=True, progress=False)
+
+
+def _long_meta() -> pd.DataFrame:
+    return pd.DataFrame({"run": pd.Series(dtype=object), "query_id": pd.Series(dtype=object),
+                         "measure": pd.Series(dtype=object), "value": pd.Series(dtype="float64")})
 
 
 def evaluate_with_dask(
@@ -92,20 +130,30 @@ def evaluate_with_dask(
     name_by: Literal["file", "tag"] = "file",
     npartitions: int | None = None,
     by_query: bool = False,
+    shuffle_method: str | None = None,
+    blocksize: str | int | None = "64MB",
 ) -> pd.DataFrame:
     """Evaluate a campaign's runs against itself on Dask, one partition of queries at a time.
 
     Uses the active ``dask.distributed`` client if there is one (e.g. a ``LocalCluster`` or a cluster of
-    several machines), else Dask's default scheduler. Each worker holds the rows of its partition's queries
-    only: a campaign larger than one worker's memory is evaluated as long as one partition fits.
+    several machines), else Dask's default scheduler. The rows are read in blocks, reduced to what the engine
+    needs (run and query as int32 codes, document ids as Arrow strings, the score; rows of queries the qrels do
+    not judge dropped) and moved so that partition k holds every row of the k-th range of the qrels' sorted
+    queries (``set_index`` on the query code with fixed divisions: a shuffle, by default Dask's disk-backed
+    P2P one on a distributed cluster). Each partition is then evaluated by the engine. A worker holds the rows
+    of one partition at a time, so a campaign larger than one worker's memory is evaluated as long as one
+    partition fits.
 
     Args:
         runs: Run files, folders or globs; a ``dask.dataframe`` from :func:`read_runs_dask` also works.
         qrels: Qrels in any shape :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>` accepts.
         measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones.
         name_by: How runs are named (see :func:`read_runs_dask`).
-        npartitions: Partitions of queries (default: the number of input partitions, at least 2).
+        npartitions: Partitions of queries (default: one per judged query, at most one per input partition
+            and at least 2); at most the number of judged queries.
         by_query: Return the long per-query table (``run, query_id, measure, value``) instead of one row per run.
+        shuffle_method: Dask's shuffle (``"p2p"``, ``"tasks"``, ``"disk"``; default: Dask's configuration).
+        blocksize: Bytes of an uncompressed run file read by one task (see :func:`read_runs_dask`).
 
     Returns:
         As :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>`: one row per run (index ``run``, sorted by
@@ -122,19 +170,24 @@ def evaluate_with_dask(
     measure_list = parse_measures(measures)
     texts = [str(m) for m in measure_list]
     qrels_frame = as_qrels_frame(qrels)
-    frame = runs if hasattr(runs, "map_partitions") else read_runs_dask(runs, name_by=name_by)
+    if npartitions is not None and npartitions < 1:
+        raise ParameterError(f"npartitions must be >= 1, got {npartitions}")
+    frame = runs if hasattr(runs, "map_partitions") else read_runs_dask(runs, name_by=name_by, blocksize=blocksize)
     if hasattr(runs, "map_partitions") or name_by == "tag":
         names = sorted(str(n) for n in frame["run"].unique().compute())  # one pass over the rows for the names
     else:
-        names = sorted(_file_run_names(runs))
-    parts = npartitions if npartitions is not None else max(2, frame.npartitions)
-    if parts < 1:
-        raise ParameterError(f"npartitions must be >= 1, got {parts}")
-    by_query_frame = frame.shuffle("query_id", npartitions=parts)
-    meta = pd.DataFrame({"run": pd.Series(dtype=object), "query_id": pd.Series(dtype=object),
-                         "measure": pd.Series(dtype=object), "value": pd.Series(dtype="float64")})
-    long = by_query_frame.map_partitions(_evaluate_part, names, qrels_frame, texts, meta=meta).compute()
+        names = sorted(_file_names(_run_files(runs)))
     query_ids = pd.Index(pd.unique(qrels_frame["query_id"].to_numpy())).sort_values()
+    parts = min(len(query_ids), npartitions if npartitions is not None else max(2, frame.npartitions))
+    encoded_meta = pd.DataFrame({"query": pd.Series(dtype=np.int32), "run": pd.Series(dtype=np.int32),
+                                 "doc_id": pd.Series(dtype="str"), "score": pd.Series(dtype="float64")})
+    encoded = frame.map_partitions(_encode_part, pd.Index(names, dtype="str"), pd.Index(query_ids, dtype="str"),
+                                   meta=encoded_meta)
+    # partition k holds query codes [divisions[k], divisions[k + 1]) (the last one closed): balanced, contiguous
+    divisions = [k * len(query_ids) // parts for k in range(parts)] + [len(query_ids) - 1]
+    by_query_frame = encoded.set_index("query", divisions=divisions, shuffle_method=shuffle_method)
+    long = by_query_frame.map_partitions(_evaluate_part, names, pd.Index(query_ids, dtype="str"), qrels_frame, texts,
+                                         meta=_long_meta()).compute()
     missing = query_ids.difference(pd.Index(long["query_id"].unique()))
     if len(missing):  # qrels queries no run retrieved: the value of an empty ranking, as the engine gives it
         long = pd.concat([long, _empty_values(names, missing, qrels_frame, texts)], ignore_index=True)
@@ -150,12 +203,26 @@ def evaluate_with_dask(
     return pd.DataFrame(table, index=pd.Index(names, name="run"))
 
 
-def _file_run_names(runs: Any) -> list[str]:
-    """Run names of run files named by file (no pass over their rows)."""
-    from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
+def _run_files(runs: Any) -> list[Path]:
+    """The run files named by ``runs`` (files, folders, globs or a list of them)."""
+    from ir_rarity.pool.sources import expand_run_paths
 
     specs = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
-    return [run_name_from_path(Path(p)) for spec in specs for p in expand_run_paths(spec)]
+    files = [p for spec in specs for p in expand_run_paths(spec)]
+    if not files:
+        raise InputError("no run files to read")
+    return files
+
+
+def _file_names(files: list[Path]) -> list[str]:
+    """Run names of files named by file (the naming rule of :mod:`~ir_rarity.pool.sources`), each once."""
+    from ir_rarity.pool.sources import run_name_from_path
+
+    names = [run_name_from_path(p) for p in files]
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"two runs are named {twice!r}; run names must be unique")
+    return names
 
 
 def _empty_values(names: list[str], queries: pd.Index, qrels: pd.DataFrame, measures: list[str]) -> pd.DataFrame:

@@ -81,3 +81,18 @@ def test_member_blocks_cover_the_runs_in_order() -> None:
         blocks = pool.member_blocks(limit)
         assert [i for b in blocks for i in range(b.start, b.stop)] == list(range(len(pool)))
         assert all(sum(sizes[b]) <= limit or b.stop - b.start == 1 for b in blocks)
+
+
+def test_a_canonical_run_frame_is_taken_as_it_is_and_others_are_checked() -> None:
+    from ir_rarity.errors import InputError
+    from ir_rarity.io.frames import as_run_frame
+
+    canonical = pd.DataFrame({"query_id": pd.array(["1", "2"], dtype="string[pyarrow]"),
+                              "doc_id": pd.array(["a", "b"], dtype="string[pyarrow]"), "score": [1.0, 2.0]})
+    assert as_run_frame(canonical) is canonical
+    missing = canonical.assign(doc_id=pd.array(["a", None], dtype="string[pyarrow]"))
+    with pytest.raises(InputError, match="missing id at row 1"):
+        as_run_frame(missing)
+    shifted = canonical.set_axis([5, 6])  # not a default index: a new frame, positional
+    out = as_run_frame(shifted)
+    assert out is not shifted and list(out.index) == [0, 1] and list(out["doc_id"]) == ["a", "b"]

@@ -64,10 +64,11 @@ def probability_table(key: np.ndarray, rank: np.ndarray, run: np.ndarray, query:
     if cutoff is None:
         cell = np.cumsum(block_starts(run, query)) - 1
         length = np.bincount(cell)[cell] if len(cell) else np.zeros(0)
-        mask = np.ones(len(rank), dtype=bool)
+        mask: np.ndarray | slice = slice(None)
+        probability = reading_probability(rank, length)
     else:
-        length, mask = cutoff, rank < cutoff
-    probability = reading_probability(rank, length)[mask]
+        mask = rank < cutoff
+        probability = reading_probability(rank[mask], cutoff)  # only the rows read
     if weights is not None:
         probability = probability * np.asarray(weights, dtype=np.float64)[mask]
     if n_keys is not None:  # each bin adds its rows in row order, as the bincount over np.unique's inverse does
@@ -106,10 +107,11 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     scale = np.where(n_others > 0, 1.0 / np.maximum(n_others, 1.0), 0.0)
     cell = rows.cell()
     if cutoff is None:
-        length, keep = np.bincount(cell, minlength=rows.n_cells)[cell], np.ones(len(rows.rank), dtype=bool)
+        keep = np.ones(len(rows.rank), dtype=bool)
+        own = reading_probability(rows.rank, np.bincount(cell, minlength=rows.n_cells)[cell])
     else:
-        length, keep = cutoff, rows.rank < cutoff
-    own = reading_probability(rows.rank, length)[keep]
+        keep = rows.rank < cutoff
+        own = reading_probability(rows.rank[keep], cutoff)  # only the rows read
     relevant = is_relevant(rows.label[keep], rel)
     chosen = np.flatnonzero(keep)[relevant]
     own, key, cell, run = own[relevant], rows.keys_at(chosen), cell[chosen], rows.run[chosen]

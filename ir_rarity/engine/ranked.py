@@ -74,12 +74,12 @@ def run_fingerprints(run: np.ndarray, rank: np.ndarray, row_hash: np.ndarray, n_
     return sizes, sums
 
 
-def check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates,
+def check_duplicates(run: np.ndarray | None, key: np.ndarray, duplicates: Duplicates,
                      describe: Callable[[int], tuple[Any, Any, Any]]) -> np.ndarray | None:
     """Find rows repeating a (run, query, doc); raise, or return the mask keeping first occurrences.
 
     Args:
-        run: Run of each row.
+        run: Run of each row (None: the rows are of one run).
         key: The (query, doc) pair of each row: pair keys, or their dense codes.
         duplicates: ``"error"`` (as trec_eval, which refuses such runs) or ``"first"``.
         describe: Row index -> ``(run name, query id, docno)``, for the error message.
@@ -90,7 +90,8 @@ def check_duplicates(run: np.ndarray, key: np.ndarray, duplicates: Duplicates,
     """
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
-    combined = key.astype(np.int64) * (int(run.max()) + 1 if len(run) else 1) + run
+    combined = key.astype(np.int64) if run is None else key.astype(np.int64) * (
+        int(run.max()) + 1 if len(run) else 1) + run
     ordered = np.sort(combined)  # a sort beats a hash table of millions of entries
     if not (ordered[1:] == ordered[:-1]).any():
         return None

@@ -107,8 +107,13 @@ class Rows:
 
     def cell(self) -> np.ndarray:
         """Cell number ``run * n_queries + query`` of each row (computed once)."""
+        return self._cached(("cell",), self._make_cell)
+
+    def _make_cell(self) -> np.ndarray:
         kind = np.int32 if self.n_cells < 2**31 else np.int64  # narrow where it fits: less memory to touch
-        return self._cached(("cell",), lambda: self.run.astype(kind) * kind(self.n_queries) + self.query.astype(kind))
+        cell = np.multiply(self.run, self.n_queries, dtype=kind)
+        cell += self.query
+        return cell
 
     def relevant(self, rel: int) -> np.ndarray:
         """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""

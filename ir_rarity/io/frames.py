@@ -112,8 +112,22 @@ def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:
     }, copy=False)
 
 
+def _is_canonical_run(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` already is a canonical run frame (checked without a pass over its rows)."""
+    if list(frame.columns) != ["query_id", "doc_id", "score"] or frame["score"].dtype != np.float64:
+        return False
+    if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
+        return False
+    return all(column.dtype != object and pd.api.types.is_string_dtype(column.dtype) and not _may_miss(column)
+               for column in (frame["query_id"], frame["doc_id"]))
+
+
 def as_run_frame(run: Any, source: str = "run") -> pd.DataFrame:
-    """Return ``run`` as a new DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float64).
+    """Return ``run`` as a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float64).
+
+    A frame that already is exactly that (those three columns, Arrow string ids without nulls, float64 scores,
+    a default index), as the readers return, is returned itself: nothing ever changes it in place. Any other
+    shape gives a new frame.
 
     Args:
         run: Any of the run shapes in the module docstring.
@@ -127,6 +141,8 @@ def as_run_frame(run: Any, source: str = "run") -> pd.DataFrame:
         frame = read_trec_run(run)
         return frame[["query_id", "doc_id", "score"]]
     if isinstance(run, pd.DataFrame):
+        if _is_canonical_run(run):
+            return run
         return _finish_run(_pick_columns(run, _RUN_ALIASES, f"{source}:"), source)
     if isinstance(run, Mapping):
         rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]

@@ -7,7 +7,8 @@ order (score descending in single precision, ties by docno descending) and check
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,26 +53,25 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
     names: list[str] = []
     runs: list[_TakenRun] = []
-    batches = _DocBatches()
     seen: set[str] = set()
-    for name, frame in named:
-        if name in seen:
-            raise InputError(f"two runs are named {name!r}; run names must be unique")
-        seen.add(name)
-        names.append(name)
-        runs.append(_take_run(name, frame, duplicates, keep_depth))
-        del frame
-        batches.add(runs[-1])
-    if not names:
-        raise InputError("no runs given: a pool needs at least one run")
-    batches.flush()
+    with _DocBatches() as batches:
+        for name, frame in named:
+            if name in seen:
+                raise InputError(f"two runs are named {name!r}; run names must be unique")
+            seen.add(name)
+            names.append(name)
+            runs.append(_take_run(name, frame, duplicates, keep_depth))
+            del frame
+            batches.add(runs[-1])
+        if not names:
+            raise InputError("no runs given: a pool needs at least one run")
+        docs, doc_maps, batch_codes = batches.vocabulary()
     lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
     bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
     large = bounds[-1] >= _LARGE
     if large:  # the frames and strings read are gone: return their pages before the campaign's arrays are made
         release_freed_memory()
     queries, query_maps = _query_vocabulary(runs)
-    docs, doc_maps = batches.vocabulary()
     query = np.empty(bounds[-1], dtype=np.int32)
     doc = np.empty(bounds[-1], dtype=np.int32)
     score = np.empty(bounds[-1], dtype=np.float64)
@@ -79,10 +79,17 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     for i, r in enumerate(runs):  # into the campaign's arrays, each run's own freed as soon as it is copied
         lo, hi = bounds[i], bounds[i + 1]
         np.take(query_maps[i], r.query, out=query[lo:hi])
-        np.take(doc_maps[r.batch], r.doc, out=doc[lo:hi])
+        codes = _doc_codes(r, batch_codes[r.batch])
+        if isinstance(codes, list):  # several chunks: one after the other
+            at = lo
+            for part in codes:
+                np.take(doc_maps[r.batch], part, out=doc[at:at + len(part)])
+                at += len(part)
+        else:
+            np.take(doc_maps[r.batch], codes, out=doc[lo:hi])
         score[lo:hi] = r.score
         runs[i] = _FREED
-    del runs, query_maps, doc_maps
+    del runs, query_maps, doc_maps, batch_codes
     if large:
         release_freed_memory()
     run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
@@ -94,7 +101,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         if not ordered[i]:
             order = trec_order(s, d, q)
             q[:], d[:], s[:] = q[order], d[order], s[order]
-            first = check_duplicates(np.zeros(hi - lo, dtype=np.int32), pair_keys(q, d), duplicates,
+            first = check_duplicates(None, pair_keys(q, d), duplicates,
                                      _describer(name, q, d, queries, docs))
             if first is not None:
                 assert keep is not None
@@ -131,8 +138,8 @@ class _TakenRun:
     docs: Any  # pyarrow Array (or ChunkedArray) of each row's docno, until its batch is encoded
     score: np.ndarray
     ordered: bool  # rows already in trec_eval order, duplicates checked (cut at a depth)
-    doc: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # codes in its batch dictionary
-    batch: int = -1  # which batch dictionary
+    batch: int = -1  # which batch encoded its docnos
+    chunks: tuple[int, int] = (0, 0)  # its encoded chunks in that batch
 
 
 _FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], None, np.zeros(0), True)
@@ -142,16 +149,25 @@ class _DocBatches:
     """Docnos of runs dictionary-encoded a batch at a time: what reading holds is codes, not strings.
 
     A batch closes when its runs hold ``BATCH_ROWS`` rows; pyarrow encodes all its strings in one pass (its
-    chunks share one dictionary). The batches' dictionaries are much smaller than the rows where runs share
-    documents, as the runs of a campaign do.
+    chunks share one dictionary), on threads of their own while the next runs are read (pyarrow releases the
+    GIL), with at most ``IN_FLIGHT`` batches in flight. The batches' dictionaries are much smaller than the rows
+    where runs share documents, as the runs of a campaign do.
     """
 
-    BATCH_ROWS = 1 << 22
+    BATCH_ROWS = 1 << 20
+    IN_FLIGHT = 2
 
     def __init__(self) -> None:
         self.pending: list[_TakenRun] = []
         self.rows = 0
-        self.dictionaries: list[Any] = []
+        self.encoding: list[Future[Any]] = []
+        self.worker = ThreadPoolExecutor(max_workers=self.IN_FLIGHT, thread_name_prefix="ir_rarity-encode")
+
+    def __enter__(self) -> _DocBatches:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.worker.shutdown(wait=True, cancel_futures=True)
 
     def add(self, run: _TakenRun) -> None:
         self.pending.append(run)
@@ -160,52 +176,67 @@ class _DocBatches:
             self.flush()
 
     def flush(self) -> None:
-        """Encode the pending runs' docnos into one more dictionary."""
-        import pyarrow as pa
-
+        """Start encoding the pending runs' docnos (after the batch before them: one in flight)."""
         if not self.pending:
             return
-        parts = [(r, c) for r in self.pending for c in (r.docs.chunks if isinstance(r.docs, pa.ChunkedArray)
-                                                         else [r.docs])]
-        kind = parts[0][1].type
-        if any(c.type != kind for _, c in parts):  # 32- and 64-bit offsets from different sources
-            kind = pa.large_string()
-            parts = [(r, c.cast(kind)) for r, c in parts]
-        encoded = pa.chunked_array([c for _, c in parts], type=kind).dictionary_encode()
-        indices = iter(encoded.chunks)  # chunks come in order; an empty array has none
-        codes: dict[int, list[np.ndarray]] = {}
-        for r, c in parts:
-            if len(c):
-                codes.setdefault(id(r), []).append(next(indices).indices.to_numpy(zero_copy_only=False))
-        for r in self.pending:
-            found = codes.get(id(r), [])
-            r.doc = (found[0] if len(found) == 1 else np.concatenate(found) if found
-                     else np.zeros(0, dtype=np.int32)).astype(np.int32, copy=False)
-            r.docs, r.batch = None, len(self.dictionaries)
-        self.dictionaries.append(encoded.chunk(encoded.num_chunks - 1).dictionary if encoded.num_chunks
-                                 else pa.array([], type=kind))
+        if len(self.encoding) >= self.IN_FLIGHT:
+            self.encoding[-self.IN_FLIGHT].result()
+        self.encoding.append(self.worker.submit(_encode_batch, self.pending, len(self.encoding)))
         self.pending, self.rows = [], 0
 
-    def vocabulary(self) -> tuple[pd.Index, list[np.ndarray]]:
-        """The sorted docno vocabulary, and for each batch the code in it of each entry of its dictionary."""
+    def vocabulary(self) -> tuple[pd.Index, list[np.ndarray], list[Any]]:
+        """The sorted docno vocabulary, each batch's map from its dictionary into it, and the encoded docnos."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        kind = self.dictionaries[0].type
-        if any(d.type != kind for d in self.dictionaries):
+        self.flush()
+        encoded = [batch.result() for batch in self.encoding]
+        dictionaries = [e.chunk(e.num_chunks - 1).dictionary if e.num_chunks else pa.array([], type=e.type)
+                        for e in encoded]
+        kind = dictionaries[0].type
+        if any(d.type != kind for d in dictionaries):
             kind = pa.large_string()
-            self.dictionaries = [d.cast(kind) for d in self.dictionaries]
-        union = pa.chunked_array(self.dictionaries, type=kind).dictionary_encode()
+            dictionaries = [d.cast(kind) for d in dictionaries]
+        union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
         if not union.num_chunks:
             return pd.Index(pa.array([], type=kind).to_pandas()), [np.zeros(0, dtype=np.int32)
-                                                                   for _ in self.dictionaries]
+                                                                   for _ in dictionaries], encoded
         dictionary = union.chunk(union.num_chunks - 1).dictionary
         position = _sorting_codes(dictionary)
         chunks = iter(union.chunks)
         maps = [position[next(chunks).indices.to_numpy(zero_copy_only=False)] if len(d)
-                else np.zeros(0, dtype=np.int32) for d in self.dictionaries]
+                else np.zeros(0, dtype=np.int32) for d in dictionaries]
         vocabulary = pd.Index(pc.take(dictionary, pc.array_sort_indices(dictionary)).to_pandas())
-        return vocabulary, maps
+        return vocabulary, maps, encoded
+
+
+def _encode_batch(runs: list[_TakenRun], number: int) -> Any:
+    """Dictionary-encode the docnos of ``runs`` in one pyarrow pass; the strings go, each run keeps its codes.
+
+    Returns the encoded ``ChunkedArray`` (its chunks share the batch's dictionary); each run records which of its
+    chunks are its own. Runs on a worker thread: the Python work here is kept to a few steps, so that it seldom
+    waits for the interpreter while the reading thread runs.
+    """
+    import pyarrow as pa
+
+    chunks: list[Any] = []
+    for r in runs:
+        mine = [c for c in (r.docs.chunks if isinstance(r.docs, pa.ChunkedArray) else [r.docs]) if len(c)]
+        r.batch, r.chunks = number, (len(chunks), len(chunks) + len(mine))  # empty arrays get no encoded chunk
+        chunks.extend(mine)
+        r.docs = None
+    kind = chunks[0].type if chunks else pa.large_string()
+    if any(c.type != kind for c in chunks):  # 32- and 64-bit offsets from different sources
+        kind = pa.large_string()
+        chunks = [c.cast(kind) for c in chunks]
+    return pa.chunked_array(chunks, type=kind).dictionary_encode()
+
+
+def _doc_codes(run: _TakenRun, batch: Any) -> np.ndarray | list[np.ndarray]:
+    """The codes of one run's docnos in its batch's dictionary (one array, or one per chunk)."""
+    first, stop = run.chunks
+    parts = [batch.chunk(i).indices.to_numpy(zero_copy_only=False) for i in range(first, stop)]
+    return parts[0] if len(parts) == 1 else parts
 
 
 def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth: int | None) -> _TakenRun:
@@ -226,7 +257,7 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
     position[by_id] = np.arange(len(by_id), dtype=np.int32)
     query = position[query]
     order = trec_order(score, lambda rows: _sorting_codes(doc_ids.take(doc[rows])), query)
-    first = check_duplicates(np.zeros(len(order), dtype=np.int32), pair_keys(query[order], doc[order]), duplicates,
+    first = check_duplicates(None, pair_keys(query[order], doc[order]), duplicates,
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
     if first is not None:
         order = order[first]
@@ -322,7 +353,7 @@ def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd.
     doc, docs = pd.factorize(frame["doc_id"], sort=True)
     order = trec_order(score, doc, query)
     query, doc = query[order], doc[order]
-    keep = check_duplicates(np.zeros(len(order), dtype=np.int64), pair_keys(query, doc), duplicates,
+    keep = check_duplicates(None, pair_keys(query, doc), duplicates,
                             lambda i: (name, frame["query_id"].iloc[order[i]], docs[doc[i]]))
     if keep is not None:
         order, query = order[keep], query[keep]

@@ -368,12 +368,16 @@ class Pool:
         first, stop, _ = (runs or slice(0, len(self))).indices(len(self))
         lo, hi = (int(self._run_start[first]), int(self._run_end[stop - 1])) if stop > first else (0, 0)
         n_runs = max(stop - first, 0)
-        position = query_positions(len(e.queries), qrels).astype(np.int32)[e.query[lo:hi]]
-        judged = position >= 0
+        positions = query_positions(len(e.queries), qrels).astype(np.int32)
         keep_rows: np.ndarray | slice = slice(lo, hi)  # usually every query is judged
-        query = position
-        if not judged.all():
-            keep_rows, query = np.flatnonzero(judged) + lo, position[judged]
+        if np.array_equal(positions, np.arange(len(positions))):  # the qrels' queries are the pool's: a view
+            query = e.query[lo:hi]
+        else:
+            position = positions[e.query[lo:hi]]
+            judged = position >= 0
+            query = position
+            if not judged.all():
+                keep_rows, query = np.flatnonzero(judged) + lo, position[judged]
         run = e.run[keep_rows] - np.int32(first) if first else e.run[keep_rows]
         rank = e.rank[keep_rows]
         present = np.zeros((n_runs, len(qrels.query_ids)), dtype=bool)

@@ -96,3 +96,13 @@ def test_a_canonical_run_frame_is_taken_as_it_is_and_others_are_checked() -> Non
     shifted = canonical.set_axis([5, 6])  # not a default index: a new frame, positional
     out = as_run_frame(shifted)
     assert out is not shifted and list(out.index) == [0, 1] and list(out["doc_id"]) == ["a", "b"]
+
+
+def test_positions_in_a_large_vocabulary_equal_pandas_get_indexer() -> None:
+    from ir_rarity.engine.ranking import _positions_in
+
+    vocab = pd.Index(pd.array([f"doc{i:06d}" for i in range(70_000)], dtype="string[pyarrow]"))
+    values = pd.Index(pd.array(["doc000005", "nope", "doc069999", "doc000005", "é"], dtype="string[pyarrow]"))
+    got = _positions_in(vocab, values)
+    assert got.tolist() == vocab.get_indexer(values).tolist() == [5, -1, 69_999, 5, -1]
+    assert _positions_in(vocab, pd.Index(["doc000007"], dtype=object)).tolist() == [7]

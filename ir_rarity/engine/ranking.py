@@ -69,7 +69,7 @@ def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[n
         missing = codes < 0
         if not missing.any():
             break
-        found = vocab.get_indexer(arr[missing])
+        found = _positions_in(vocab, arr[missing])
         hit = found >= 0
         idx = np.flatnonzero(missing)
         codes[idx[hit]] = found[hit] + offset
@@ -80,6 +80,25 @@ def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[n
         codes[missing] = extra_codes + offset
         return codes, pd.Index(extra)
     return codes, pd.Index([], dtype=arr.dtype)
+
+
+def _positions_in(vocab: pd.Index, values: pd.Index) -> np.ndarray:
+    """Position of each of ``values`` in the unique ``vocab``, -1 where absent (``vocab.get_indexer(values)``).
+
+    A large Arrow-backed vocabulary (a campaign's docnos) is searched by pyarrow's hash join of strings, which
+    spares pandas' conversion of every docno to a Python object for its hash table.
+    """
+    to_arrow = getattr(vocab.array, "__arrow_array__", None)
+    if to_arrow is None or len(vocab) < 1 << 16 or vocab.dtype == object:
+        return vocab.get_indexer(values)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = to_arrow()
+    if isinstance(table, pa.ChunkedArray):
+        table = table.combine_chunks()
+    wanted = pa.array(np.asarray(values.astype(str), dtype=object), type=table.type)
+    return pc.index_in(wanted, value_set=table).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _descending_score_keys(score: np.ndarray) -> np.ndarray:

@@ -148,13 +148,16 @@ _FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], None, np.zeros(0), True)
 class _DocBatches:
     """Docnos of runs dictionary-encoded a batch at a time: what reading holds is codes, not strings.
 
-    A batch closes when its runs hold ``BATCH_ROWS`` rows; pyarrow encodes all its strings in one pass (its
+    A batch closes when its runs hold ``BATCH_ROWS`` rows, twice as many for each batch before it up to
+    ``MAX_BATCH_ROWS`` (small batches start the encoding early, large ones leave fewer dictionaries to
+    unify); pyarrow encodes all its strings in one pass (its
     chunks share one dictionary), on threads of their own while the next runs are read (pyarrow releases the
     GIL), with at most ``IN_FLIGHT`` batches in flight. The batches' dictionaries are much smaller than the rows
     where runs share documents, as the runs of a campaign do.
     """
 
-    BATCH_ROWS = 1 << 20
+    BATCH_ROWS = 1 << 19
+    MAX_BATCH_ROWS = 1 << 22
     IN_FLIGHT = 2
 
     def __init__(self) -> None:
@@ -172,7 +175,7 @@ class _DocBatches:
     def add(self, run: _TakenRun) -> None:
         self.pending.append(run)
         self.rows += len(run.score)
-        if self.rows >= self.BATCH_ROWS:
+        if self.rows >= min(self.BATCH_ROWS << len(self.encoding), self.MAX_BATCH_ROWS):
             self.flush()
 
     def flush(self) -> None:
@@ -202,11 +205,13 @@ class _DocBatches:
             return pd.Index(pa.array([], type=kind).to_pandas()), [np.zeros(0, dtype=np.int32)
                                                                    for _ in dictionaries], encoded
         dictionary = union.chunk(union.num_chunks - 1).dictionary
-        position = _sorting_codes(dictionary)
+        by_value = pc.array_sort_indices(dictionary)
+        position = np.empty(len(by_value), dtype=np.int32)
+        position[by_value.to_numpy(zero_copy_only=False)] = np.arange(len(by_value), dtype=np.int32)
         chunks = iter(union.chunks)
         maps = [position[next(chunks).indices.to_numpy(zero_copy_only=False)] if len(d)
                 else np.zeros(0, dtype=np.int32) for d in dictionaries]
-        vocabulary = pd.Index(pc.take(dictionary, pc.array_sort_indices(dictionary)).to_pandas())
+        vocabulary = pd.Index(pc.take(dictionary, by_value).to_pandas())
         return vocabulary, maps, encoded
 
 
@@ -365,22 +370,27 @@ def key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -
     """Dense codes of the rows' (query, doc) pairs into their sorted unique pair keys.
 
     Returns ``(code per row (int32), sorted unique pair keys)``. When the grid of all (query, doc) pairs is not
-    much larger than the rows (a campaign: tens of queries, tens of thousands of documents), it is marked in
-    a boolean grid, a slice of rows at a time (no temporary as long as the rows); otherwise the pair keys are
-    hash-factorized and only the unique ones sorted.
+    much larger than the rows (a campaign: tens of queries, tens of thousands of documents), the pairs are marked
+    in a boolean grid, a slice of rows at a time (no temporary as long as the rows), packed to bits; a pair's code
+    is the number of marked cells before it (set bits counted per byte, then within its byte). Otherwise the pair
+    keys are hash-factorized and only the unique ones sorted.
     """
     n = len(query)
-    if n_queries * n_docs <= max(4 * n, 1 << 22):
+    if n_queries * n_docs <= max(16 * n, 1 << 22):
         seen = np.zeros(n_queries * n_docs, dtype=bool)
         for lo in range(0, n, _SLICE):
             seen[_flat(query, doc, n_docs, lo)] = True
         cells = np.flatnonzero(seen)
-        grid_code = np.cumsum(seen, dtype=np.int32)
+        packed = np.packbits(seen, bitorder="little")  # cell i of a byte is its bit i
         del seen
-        grid_code -= 1
+        before = np.zeros(len(packed) + 1, dtype=np.int32)  # pairs in the bytes before each byte
+        np.cumsum(_POPCOUNT[packed], out=before[1:])
         code = np.empty(n, dtype=np.int32)
         for lo in range(0, n, _SLICE):
-            np.take(grid_code, _flat(query, doc, n_docs, lo), out=code[lo:lo + _SLICE])
+            flat = _flat(query, doc, n_docs, lo)
+            byte = flat >> 3
+            below = (np.uint8(1) << (flat & 7).astype(np.uint8)) - np.uint8(1)  # the bits of the cells before
+            np.add(before[byte], _POPCOUNT[packed[byte] & below], out=code[lo:lo + _SLICE], casting="unsafe")
         return code, pair_keys(cells // n_docs, cells % n_docs)
     codes, uniques = pd.factorize(pair_keys(query, doc))
     order = np.argsort(uniques)
@@ -390,6 +400,7 @@ def key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -
 
 
 _SLICE = 1 << 20  # rows per slice where a whole-campaign temporary is not needed
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)  # set bits of each byte
 
 
 def _flat(query: np.ndarray, doc: np.ndarray, n_docs: int, lo: int) -> np.ndarray:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ir_rarity.engine.compute import KERNELS, compute, is_engine_measure
 from ir_rarity.engine.evaluate import rows_for_runs
-from ir_rarity.engine.qrels import EncodedQrels
+from ir_rarity.engine.qrels import EncodedQrels, is_relevant
 from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import InputError, ParameterError
@@ -79,6 +79,7 @@ class _Sampler:
         self.n_pairs = int(self.pair.max()) + 1 if len(self.pair) else 0
         self.by_team = pool.encoded.by_team
         self.unique_keys = np.unique(self.full.key)
+        self.relevant_rows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def scores(self, measure: ir_measures.Measure, picked: np.ndarray) -> np.ndarray:
         """Per-query values (len(picked) x queries) of the runs ``picked`` (pool indices), pooled alone."""
@@ -86,26 +87,53 @@ class _Sampler:
             names = [self.pool.names[i] for i in picked]
             return compute(measure, self.pool.subset(names).member_rows(self.encoded))
         full = self.full
-        lengths = self.end[picked] - self.start[picked]
-        offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        sel = np.repeat(self.start[picked], lengths) + offsets
+        sel = _rows_of(self.start, self.end, picked)
         rank, pair = full.rank[sel], self.pair[sel]
         n_systems = np.full(len(picked), float(len(picked)))
+        # Measures that score relevant rows only see the sample's relevant rows (S_d still counts all its rows).
+        if measure.NAME in _RELEVANT_ROWS_ONLY and not measure["judged_only"]:
+            chosen, start, end = self._relevant(measure["rel"])
+            kept = chosen[_rows_of(start, end, picked)]
+            run_of = np.repeat(np.arange(len(picked)), end[picked] - start[picked])
+        else:
+            kept, run_of = sel, np.repeat(np.arange(len(picked)), self.end[picked] - self.start[picked])
+        kept_pair = self.pair[kept]
 
         def sample_counts(depth: int | None) -> np.ndarray:
             within = pair if depth is None else pair[rank < depth]
             return np.bincount(within, minlength=self.n_pairs)
 
         def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-            return sample_counts(depth)[pair].astype(np.float64), n_systems
+            return sample_counts(depth)[kept_pair].astype(np.float64), n_systems
 
         def key_counts(keys: np.ndarray, depth: int | None) -> np.ndarray:
             return sorted_lookup(self.unique_keys, sample_counts(depth), keys, 0)
 
-        rows = Rows(run=np.repeat(np.arange(len(picked)), lengths), query=full.query[sel], rank=rank,
-                    pair_keys=full.key[sel], label=full.label[sel], present=full.present[picked], n_runs=len(picked),
-                    qrels=self.encoded, counts_at=counts_at, key_counts=key_counts)
+        rows = Rows(run=run_of, query=full.query[kept], rank=full.rank[kept], pair_keys=full.key[kept],
+                    label=full.label[kept], present=full.present[picked], n_runs=len(picked), qrels=self.encoded,
+                    counts_at=counts_at, key_counts=key_counts)
         return compute(measure, rows)
+
+    def _relevant(self, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The full rows relevant at ``rel``, and each run's first and past-last position among them."""
+        if rel not in self.relevant_rows:
+            chosen = np.flatnonzero(is_relevant(self.full.label, rel))
+            runs, run_of = np.arange(len(self.pool)), self.full.run[chosen]
+            self.relevant_rows[rel] = (chosen, np.searchsorted(run_of, runs, side="left"),
+                                       np.searchsorted(run_of, runs, side="right"))
+        return self.relevant_rows[rel]
+
+
+_RELEVANT_ROWS_ONLY = ("P_rare", "AP_rare", "nDCG_rare", "R_rare")
+"""Families whose kernels read relevant rows only (gains of other rows are 0): their values are the same on the
+relevant rows alone, which are a small share of a sample's rows."""
+
+
+def _rows_of(start: np.ndarray, end: np.ndarray, picked: np.ndarray) -> np.ndarray:
+    """Row numbers of runs ``picked`` (in that order), runs holding rows ``start[r]`` to ``end[r]`` - 1."""
+    lengths = end[picked] - start[picked]
+    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(start[picked], lengths) + offsets
 
 
 def _prefix_rows(rows: Rows, n: int) -> Rows:

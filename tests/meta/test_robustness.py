@@ -67,7 +67,9 @@ def test_sampler_equals_subset(covid_pool: Pool, covid_qrels: pd.DataFrame) -> N
     encoded = covid_pool.encode_qrels(covid_qrels)
     sampler = _Sampler(covid_pool, encoded)
     rng = np.random.default_rng(5)
-    for measure in ["P_rare(alpha=1)@100", "AP_rare(alpha=0.5)@100", "P_rare(bounded=True)@10", "AP_rare"]:
+    # the first six score the sample's relevant rows only, the last two all its rows
+    for measure in ["P_rare(alpha=1)@100", "AP_rare(alpha=0.5)@100", "P_rare(bounded=True)@10", "AP_rare",
+                    "nDCG_rare(rel=2)@20", "R_rare(alpha=0.5)@100", "AP_rare(judged_only=True)@100", "ASL"]:
         m = ir_measures.parse_measure(measure)
         picked = rng.choice(len(covid_pool), size=9, replace=False)
         ref = compute(m, covid_pool.subset([covid_pool.names[i] for i in picked]).member_rows(encoded))

@@ -148,12 +148,12 @@ _FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], None, np.zeros(0), True)
 class _DocBatches:
     """Docnos of runs dictionary-encoded a batch at a time: what reading holds is codes, not strings.
 
-    A batch closes when its runs hold ``BATCH_ROWS`` rows, twice as many for each batch before it up to
-    ``MAX_BATCH_ROWS`` (small batches start the encoding early, large ones leave fewer dictionaries to
-    unify); pyarrow encodes all its strings in one pass (its
-    chunks share one dictionary), on threads of their own while the next runs are read (pyarrow releases the
-    GIL), with at most ``IN_FLIGHT`` batches in flight. The batches' dictionaries are much smaller than the rows
-    where runs share documents, as the runs of a campaign do.
+    A batch closes when its runs hold ``BATCH_ROWS`` rows, twice as many for each batch before it, up to
+    ``MAX_BATCH_ROWS`` (small batches start the encoding early, large ones leave fewer dictionaries to unify).
+    pyarrow encodes all of a batch's strings in one pass (its chunks share one dictionary), on threads of their
+    own while the next runs are read (pyarrow releases the GIL), with at most ``IN_FLIGHT`` batches in flight.
+    The batches' dictionaries are much smaller than the rows where runs share documents, as the runs of a
+    campaign do.
     """
 
     BATCH_ROWS = 1 << 19
@@ -179,7 +179,7 @@ class _DocBatches:
             self.flush()
 
     def flush(self) -> None:
-        """Start encoding the pending runs' docnos (after the batch before them: one in flight)."""
+        """Start encoding the pending runs' docnos (once fewer than ``IN_FLIGHT`` batches are being encoded)."""
         if not self.pending:
             return
         if len(self.encoding) >= self.IN_FLIGHT:

@@ -23,7 +23,8 @@ def _runs(seed: int) -> dict[str, pd.DataFrame]:
                 base = float(rng.integers(0, 4))  # few distinct scores: many ties
                 rows.append((q, f"d{d:03d}", base + float(rng.choice([0.0, 1e-9]))))  # 1e-9: a tie in float32
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]).sample(frac=1.0, random_state=r)
-        runs[f"run{r}"] = frame.reset_index(drop=True)
+        twice = frame.iloc[:2].assign(score=frame["score"].iloc[:2] + 1e-12)  # duplicates tied in float32
+        runs[f"run{r}"] = pd.concat([frame, twice], ignore_index=True)
     runs["empty"] = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
                                   "score": pd.Series([], dtype=float)})
     return runs
@@ -39,13 +40,13 @@ def _reference(runs: dict[str, pd.DataFrame], depth: int | None) -> pd.DataFrame
         f = f.assign(rank=f.groupby("query_id").cumcount(), run=name)
         parts.append(f if depth is None else f[f["rank"] < depth])
     out = pd.concat(parts, ignore_index=True)
-    return out[["run", "query_id", "doc_id", "rank"]].reset_index(drop=True)
+    return out[["run", "query_id", "doc_id", "rank", "score"]].reset_index(drop=True)
 
 
 def _encoded(pool: Pool) -> pd.DataFrame:
     e = pool.encoded
     return pd.DataFrame({"run": np.array(e.names, dtype=object)[e.run], "query_id": e.queries[e.query].astype(str),
-                         "doc_id": e.docs[e.doc].astype(str), "rank": e.rank.astype(np.int64)})
+                         "doc_id": e.docs[e.doc].astype(str), "rank": e.rank.astype(np.int64), "score": e.score})
 
 
 @pytest.mark.parametrize("depth", [None, 3])
@@ -58,24 +59,48 @@ def test_encoded_rows_equal_an_independent_ordering(monkeypatch: pytest.MonkeyPa
         pool = Pool.from_runs(runs, duplicates="first", keep_depth=depth)
         got = _encoded(pool)
         expected = _reference(runs, depth)
-        pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+        pd.testing.assert_frame_equal(got, expected, check_dtype=False, check_exact=True)
         assert list(pool.encoded.queries) == sorted(set(expected["query_id"]))
         assert list(pool.encoded.docs) == sorted(set(expected["doc_id"]))
 
 
-def test_duplicates_are_refused_in_any_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("depth", [None, 3])
+def test_duplicates_are_refused_in_any_batch(monkeypatch: pytest.MonkeyPatch, depth: int | None) -> None:
     from ir_rarity.errors import DuplicateDocumentError
 
     monkeypatch.setattr(build._DocBatches, "BATCH_ROWS", 30)
-    runs = _runs(0)
-    frame = runs["run3"]
-    runs["run3"] = pd.concat([frame, frame.iloc[[0]]], ignore_index=True)
-    with pytest.raises(DuplicateDocumentError, match="run3"):
-        Pool.from_runs(runs)
+    with pytest.raises(DuplicateDocumentError, match="run0"):
+        Pool.from_runs(_runs(0), keep_depth=depth)
+
+
+def test_top_k_is_the_cut_a_pool_makes() -> None:
+    runs = _runs(2)
+    cut = {name: build.top_k(frame, 3, name, "first") for name, frame in runs.items()}
+    expected = _reference(runs, 3)
+    for name, frame in cut.items():
+        mine = expected[expected["run"] == name].drop(columns=["run", "rank"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(frame.astype({"query_id": str, "doc_id": str}),
+                                      mine.astype({"query_id": str, "doc_id": str}), check_dtype=False,
+                                      check_exact=True)
+
+
+@pytest.mark.parametrize("block_rows", [30, 1])
+def test_members_scored_block_by_block_equal_one_pass(monkeypatch: pytest.MonkeyPatch, block_rows: int) -> None:
+    import ir_rarity
+    from ir_rarity.engine import evaluate as engine
+
+    pool = Pool.from_runs(ir_rarity.covid_round1.runs)
+    measures = ["P_rare(alpha=0.5)@20", "AP_rare", "nDCG_rare(judged_only=True)@10", "R_rare@50", "ASL",
+                "ASL@g1-3", "U_novel@20", "P@10", "AP", "Bpref", "RR"]
+    one_pass = pool.evaluate(ir_rarity.covid_round1.qrels, measures, by_query=True)
+    monkeypatch.setattr(engine, "BLOCK_ROWS", block_rows)  # 30: a block per run (each run is longer)
+    assert len(pool.member_blocks(block_rows)) == len(pool)
+    blocks = pool.evaluate(ir_rarity.covid_round1.qrels, measures, by_query=True)
+    pd.testing.assert_frame_equal(blocks, one_pass)
 
 
 def test_member_blocks_cover_the_runs_in_order() -> None:
-    pool = Pool.from_runs(_runs(1))
+    pool = Pool.from_runs(_runs(1), duplicates="first")
     sizes = [int((pool.encoded.run == i).sum()) for i in range(len(pool))]
     for limit in (1, 20, 50, 10**6):
         blocks = pool.member_blocks(limit)

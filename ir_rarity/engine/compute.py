@@ -114,7 +114,7 @@ def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
     row_label = rows.label[own].astype(np.float64) if measure["gain"] == "graded" else np.ones(int(own.sum()))
     row_s = n_systems[run]
     delta = (_row_weights(measure, rows, s_d[own], row_s, row_query)
-             - _row_weights(measure, rows, rows.key_counts(rows.key[own], depth).astype(np.float64), row_s,
+             - _row_weights(measure, rows, rows.key_counts(rows.keys_at(own), depth).astype(np.float64), row_s,
                             row_query)) * row_label
     denominator = base.reshape(-1) + kernels.cell_sum(delta, rows.cell()[own], rows.n_cells)
     with np.errstate(divide="ignore", invalid="ignore"):

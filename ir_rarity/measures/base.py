@@ -29,6 +29,9 @@ class RarityMeasure(ir_measures.Measure):
     """Whether the measure needs S_d or the campaign's runs (False: it scores a run on its own, as ASL)."""
     SKIPS_UNDEFINED: ClassVar[bool] = False
     """Whether the mean over queries leaves out queries without a value (NaN) instead of counting them."""
+    RELEVANT_ROWS_ONLY: ClassVar[bool] = False
+    """Whether the kernel reads only the relevant rows of a ranking (with ``judged_only=False``): every other row
+    has gain 0, so the values are the same on the relevant rows alone (with the cells that hold a ranking)."""
 
     def __init__(self, **params: Any) -> None:
         for name, value in list(params.items()):
@@ -82,6 +85,8 @@ class RarityMeasure(ir_measures.Measure):
 
 class RarityWeightedMeasure(RarityMeasure):
     """Base of the measures weighted by document rarity (``P_rare``, ``AP_rare``): checks ``alpha``."""
+
+    RELEVANT_ROWS_ONLY: ClassVar[bool] = True
 
     def check_ranges(self) -> None:
         """Check alpha >= 0 (and <= 1 for the bounded variant), cutoff and depth > 0."""

@@ -91,7 +91,7 @@ class _Sampler:
         rank, pair = full.rank[sel], self.pair[sel]
         n_systems = np.full(len(picked), float(len(picked)))
         # Measures that score relevant rows only see the sample's relevant rows (S_d still counts all its rows).
-        if measure.NAME in _RELEVANT_ROWS_ONLY and not measure["judged_only"]:
+        if getattr(measure, "RELEVANT_ROWS_ONLY", False) and not measure["judged_only"]:
             chosen, start, end = self._relevant(measure["rel"])
             kept = chosen[_rows_of(start, end, picked)]
             run_of = np.repeat(np.arange(len(picked)), end[picked] - start[picked])
@@ -122,11 +122,6 @@ class _Sampler:
             self.relevant_rows[rel] = (chosen, np.searchsorted(run_of, runs, side="left"),
                                        np.searchsorted(run_of, runs, side="right"))
         return self.relevant_rows[rel]
-
-
-_RELEVANT_ROWS_ONLY = ("P_rare", "AP_rare", "nDCG_rare", "R_rare")
-"""Families whose kernels read relevant rows only (gains of other rows are 0): their values are the same on the
-relevant rows alone, which are a small share of a sample's rows."""
 
 
 def _rows_of(start: np.ndarray, end: np.ndarray, picked: np.ndarray) -> np.ndarray:

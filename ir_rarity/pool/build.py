@@ -37,9 +37,10 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
     run's few distinct ids, and its docnos (:func:`_take_run`; with ``keep_depth``, the run is ordered and cut
     there first). Docnos are dictionary-encoded by pyarrow a batch of runs at a time (:class:`_DocBatches`), so
-    the strings of at most one batch are held while files are read; the batches' dictionaries are then unified
-    and sorted, so a document code orders like its docno. Each run is put in trec_eval order and checked for
-    duplicate documents on its own, so no temporary array spans the whole campaign.
+    the strings of at most three batches (two being encoded, one being filled) are held while files are read;
+    the batches' dictionaries are then unified and sorted, so a document code orders like its docno. Each run is
+    put in trec_eval order and checked for duplicate documents on its own, so no temporary array spans the
+    whole campaign.
 
     Returns:
         The encoded runs, and :func:`key_index` of their rows (computed on the way, kept by the pool).
@@ -164,13 +165,14 @@ class _DocBatches:
         self.pending: list[_TakenRun] = []
         self.rows = 0
         self.encoding: list[Future[Any]] = []
-        self.worker = ThreadPoolExecutor(max_workers=self.IN_FLIGHT, thread_name_prefix="ir_rarity-encode")
+        self.worker: ThreadPoolExecutor | None = None  # started with the first batch that closes while reading
 
     def __enter__(self) -> _DocBatches:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.worker.shutdown(wait=True, cancel_futures=True)
+        if self.worker is not None:
+            self.worker.shutdown(wait=True, cancel_futures=True)
 
     def add(self, run: _TakenRun) -> None:
         self.pending.append(run)
@@ -178,13 +180,23 @@ class _DocBatches:
         if self.rows >= min(self.BATCH_ROWS << len(self.encoding), self.MAX_BATCH_ROWS):
             self.flush()
 
-    def flush(self) -> None:
-        """Start encoding the pending runs' docnos (once fewer than ``IN_FLIGHT`` batches are being encoded)."""
+    def flush(self, here: bool = False) -> None:
+        """Start encoding the pending runs' docnos (once fewer than ``IN_FLIGHT`` batches are being encoded).
+
+        With ``here``, encode them on this thread: the last batch, which is waited for at once.
+        """
         if not self.pending:
             return
-        if len(self.encoding) >= self.IN_FLIGHT:
-            self.encoding[-self.IN_FLIGHT].result()
-        self.encoding.append(self.worker.submit(_encode_batch, self.pending, len(self.encoding)))
+        if here:
+            done: Future[Any] = Future()
+            done.set_result(_encode_batch(self.pending, len(self.encoding)))
+            self.encoding.append(done)
+        else:
+            if len(self.encoding) >= self.IN_FLIGHT:
+                self.encoding[-self.IN_FLIGHT].result()
+            if self.worker is None:
+                self.worker = ThreadPoolExecutor(max_workers=self.IN_FLIGHT, thread_name_prefix="ir_rarity-encode")
+            self.encoding.append(self.worker.submit(_encode_batch, self.pending, len(self.encoding)))
         self.pending, self.rows = [], 0
 
     def vocabulary(self) -> tuple[pd.Index, list[np.ndarray], list[Any]]:
@@ -192,14 +204,12 @@ class _DocBatches:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        self.flush()
+        self.flush(here=True)
         encoded = [batch.result() for batch in self.encoding]
         dictionaries = [e.chunk(e.num_chunks - 1).dictionary if e.num_chunks else pa.array([], type=e.type)
                         for e in encoded]
-        kind = dictionaries[0].type
-        if any(d.type != kind for d in dictionaries):
-            kind = pa.large_string()
-            dictionaries = [d.cast(kind) for d in dictionaries]
+        kind = pa.large_string()  # 64-bit offsets: the union of the batches may pass 2 GiB of docnos
+        dictionaries = [d if d.type == kind else d.cast(kind) for d in dictionaries]
         union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
         if not union.num_chunks:
             return pd.Index(pa.array([], type=kind).to_pandas()), [np.zeros(0, dtype=np.int32)
@@ -261,7 +271,7 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
     position = np.empty(len(by_id), dtype=np.int32)
     position[by_id] = np.arange(len(by_id), dtype=np.int32)
     query = position[query]
-    order = trec_order(score, lambda rows: _sorting_codes(doc_ids.take(doc[rows])), query)
+    order = trec_order(score, lambda rows: _tie_codes(doc_ids, doc[rows]), query)
     first = check_duplicates(None, pair_keys(query[order], doc[order]), duplicates,
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
     if first is not None:
@@ -289,10 +299,8 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str]]:
     if len(heads) > max(1024, n // 8):
         codes, dictionary = _dictionary(strings)
         return codes, dictionary.to_pylist()
-    firsts = strings.take(pa.array(heads)).to_pylist()
-    seen: dict[str, int] = {}
-    head_codes = np.fromiter((seen.setdefault(q, len(seen)) for q in firsts), dtype=np.int32, count=len(firsts))
-    return np.repeat(head_codes, np.diff(np.append(heads, n))), list(seen)
+    head_codes, distinct = _dictionary(strings.take(pa.array(heads)))
+    return np.repeat(head_codes, np.diff(np.append(heads, n))), distinct.to_pylist()
 
 
 def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:
@@ -323,6 +331,15 @@ def _dictionary(strings: Any) -> tuple[np.ndarray, Any]:
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
 
 
+def _tie_codes(doc_ids: Any, codes: np.ndarray) -> np.ndarray:
+    """Codes ordering tied rows like their docnos (``codes`` index the run's distinct ``doc_ids``).
+
+    A docno listed twice gets one code, so the stable sort keeps such rows in the order given.
+    """
+    distinct, inverse = np.unique(codes, return_inverse=True)
+    return _sorting_codes(doc_ids.take(distinct))[inverse.reshape(-1)]
+
+
 def _sorting_codes(strings: Any) -> np.ndarray:
     """Position of each of ``strings`` in their sorted order: codes that order like the strings.
 
@@ -350,20 +367,17 @@ def system_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.
 
 
 def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd.DataFrame:
-    """One run cut to its top ``k`` documents per query in trec_eval order (duplicates checked first)."""
-    score = frame["score"].to_numpy(np.float64)
-    if np.isnan(score).any():
-        raise InputError("NaN scores have no trec_eval order", name)
-    query, _ = pd.factorize(frame["query_id"])
-    doc, docs = pd.factorize(frame["doc_id"], sort=True)
-    order = trec_order(score, doc, query)
-    query, doc = query[order], doc[order]
-    keep = check_duplicates(None, pair_keys(query, doc), duplicates,
-                            lambda i: (name, frame["query_id"].iloc[order[i]], docs[doc[i]]))
-    if keep is not None:
-        order, query = order[keep], query[keep]
-    rank = ranks_within_blocks(block_starts(query))
-    return frame.iloc[order[rank < k]].reset_index(drop=True)
+    """One run cut to its top ``k`` documents per query in trec_eval order (duplicates checked first).
+
+    The cut a pool makes while reading (:func:`_take_run`), given back as a canonical run frame.
+    """
+    import pyarrow as pa
+
+    taken = _take_run(name, frame, duplicates, k)
+    docs = taken.docs.combine_chunks() if isinstance(taken.docs, pa.ChunkedArray) else taken.docs
+    return pd.DataFrame({"query_id": pd.Series(pa.array(taken.query_ids, type=docs.type).take(taken.query)
+                                               .to_pandas()),
+                         "doc_id": pd.Series(docs.to_pandas()), "score": taken.score})
 
 
 def key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,8 @@ class EncodedRuns:
         query: Query code of each row.
         doc: Document code of each row.
         score: Score of each row, as given.
-        rank: 0-based rank of each row in its run's ranking for the query (trec_eval order).
+        rank: 0-based rank of each row in its run's ranking for the query (trec_eval order); every ranking the
+            campaign holds starts at rank 0 (members' rows tell which queries a run answered by their rank-0 row).
         system: System (team) code of each run; S is the number of distinct codes.
         system_names: Name of each system code.
 

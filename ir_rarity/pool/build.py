@@ -1,7 +1,9 @@
 """Building a campaign's :class:`~ir_rarity.pool.encoded.EncodedRuns` from named run frames.
 
-Every run is concatenated once, its query ids and docnos factorized into sorted vocabularies, put in trec_eval
-order (score descending in single precision, ties by docno descending) and checked for duplicate documents.
+Every run is reduced as it is read to its scores and its query and docno codes; the codes are mapped into the
+campaign's sorted vocabularies once all runs are read, and each run is put in trec_eval order (score descending
+in single precision, ties by docno descending) and checked for duplicate documents on its own (see
+:func:`encode_runs`).
 """
 
 from __future__ import annotations

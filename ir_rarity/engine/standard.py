@@ -26,6 +26,7 @@ import numpy as np
 from ir_measures.providers.base import NOT_PROVIDED
 
 from ir_rarity.engine import extensions, kernels
+from ir_rarity.engine.asl import relevant_positions
 from ir_rarity.engine.qrels import UNJUDGED, is_relevant
 from ir_rarity.engine.rows import Rows
 
@@ -71,6 +72,11 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
 
 
+def _count(cells: np.ndarray, n_cells: int) -> np.ndarray:
+    """Rows of each cell among ``cells`` (the cell of each selected row), as floats: exact integer counts."""
+    return np.bincount(cells, minlength=n_cells)[:n_cells].astype(np.float64)
+
+
 def _relevant_within(measure: Any, view: _View, cutoff: int | None) -> np.ndarray:
     relevant = view.relevant(measure["rel"])
     return relevant if cutoff is None else relevant & (view.rank < cutoff)
@@ -80,14 +86,13 @@ def precision(measure: Any, rows: Rows) -> np.ndarray:
     r"""trec_eval ``P_k``: :math:`P@k = |\{i \le k: rel(d_i)\}| / k`, divided by k even when fewer were retrieved."""
     view = _view(measure, rows)
     hits = _relevant_within(measure, view, measure["cutoff"])
-    return kernels.cell_sum(hits.astype(np.float64), view.cell, rows.n_cells) / float(measure["cutoff"])
+    return _count(view.cell[hits], rows.n_cells) / float(measure["cutoff"])
 
 
 def recall(measure: Any, rows: Rows) -> np.ndarray:
     r"""trec_eval ``recall_k``: :math:`R@k = |\{i \le k: rel(d_i)\}| / N_R` (0 when :math:`N_R = 0`)."""
     view = _view(measure, rows)
-    hits = kernels.cell_sum(_relevant_within(measure, view, measure["cutoff"]).astype(np.float64), view.cell,
-                            rows.n_cells)
+    hits = _count(view.cell[_relevant_within(measure, view, measure["cutoff"])], rows.n_cells)
     return _divide(hits, view.n_relevant(measure["rel"]))
 
 
@@ -100,11 +105,11 @@ def average_precision(measure: Any, rows: Rows) -> np.ndarray:
     """
     view = _view(measure, rows)
     cutoff = _param(measure, "cutoff")
-    relevant = view.relevant(measure["rel"])
-    so_far = kernels.segmented_cumsum(relevant, view.cell, view.rank)
-    within = relevant if cutoff is None else relevant & (view.rank < cutoff)
-    terms = so_far[within] / (view.rank[within] + 1.0)
-    return _divide(kernels.cell_sum(terms, view.cell[within], rows.n_cells), view.n_relevant(measure["rel"]))
+    found, so_far = relevant_positions(view.relevant(measure["rel"]), view.cell)  # relevant rows, j counted
+    rank = view.rank[found]
+    within = slice(None) if cutoff is None else rank < cutoff
+    terms = so_far[within] / (rank[within] + 1.0)
+    return _divide(kernels.cell_sum(terms, view.cell[found][within], rows.n_cells), view.n_relevant(measure["rel"]))
 
 
 def _gains(measure: Any, labels: np.ndarray) -> np.ndarray:

@@ -218,8 +218,7 @@ class _DocBatches:
                                                                    for _ in dictionaries], encoded
         dictionary = union.chunk(union.num_chunks - 1).dictionary
         by_value = pc.array_sort_indices(dictionary)
-        position = np.empty(len(by_value), dtype=np.int32)
-        position[by_value.to_numpy(zero_copy_only=False)] = np.arange(len(by_value), dtype=np.int32)
+        position = _positions(by_value.to_numpy(zero_copy_only=False))
         chunks = iter(union.chunks)
         maps = [position[next(chunks).indices.to_numpy(zero_copy_only=False)] if len(d)
                 else np.zeros(0, dtype=np.int32) for d in dictionaries]
@@ -270,9 +269,7 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
     doc, doc_ids = _dictionary(docs)
     by_id = np.argsort(np.array(query_ids, dtype=object)).astype(np.int32)  # queries in id order, as the campaign
     query_ids = [query_ids[i] for i in by_id]
-    position = np.empty(len(by_id), dtype=np.int32)
-    position[by_id] = np.arange(len(by_id), dtype=np.int32)
-    query = position[query]
+    query = _positions(by_id)[query]
     order = trec_order(score, lambda rows: _tie_codes(doc_ids, doc[rows]), query)
     first = check_duplicates(None, pair_keys(query[order], doc[order]), duplicates,
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
@@ -349,7 +346,11 @@ def _sorting_codes(strings: Any) -> np.ndarray:
     """
     import pyarrow.compute as pc
 
-    order = pc.array_sort_indices(strings).to_numpy(zero_copy_only=False)
+    return _positions(pc.array_sort_indices(strings).to_numpy(zero_copy_only=False))
+
+
+def _positions(order: np.ndarray) -> np.ndarray:
+    """The inverse of the permutation ``order`` (int32): where each item lands once put in that order."""
     position = np.empty(len(order), dtype=np.int32)
     position[order] = np.arange(len(order), dtype=np.int32)
     return position
@@ -410,9 +411,7 @@ def key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -
         return code, pair_keys(cells // n_docs, cells % n_docs)
     codes, uniques = pd.factorize(pair_keys(query, doc))
     order = np.argsort(uniques)
-    remap = np.empty(len(uniques), dtype=np.int32)
-    remap[order] = np.arange(len(uniques), dtype=np.int32)
-    return remap[codes], np.asarray(uniques)[order]
+    return _positions(order)[codes], np.asarray(uniques)[order]
 
 
 _SLICE = 1 << 20  # rows per slice where a whole-campaign temporary is not needed

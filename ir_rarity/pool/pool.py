@@ -66,6 +66,7 @@ class Pool:
             encoded.query, encoded.doc, len(encoded.queries), len(encoded.docs))
         self._run_start, self._run_end = encoded.run_bounds()
         self._counts: dict[int | None, np.ndarray] = {}
+        self._labels: tuple[EncodedQrels, np.ndarray] | None = None
         self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._probabilities: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._row_hash: np.ndarray | None = None
@@ -255,7 +256,7 @@ class Pool:
                 system = self.encoded.system[self.encoded.run[mask]]
                 pairs = pd.unique(codes.astype(np.int64) * self.num_systems + system)
                 counts = np.bincount(pairs // self.num_systems, minlength=n_keys)
-            self._counts[depth] = counts.astype(np.int64)
+            self._counts[depth] = counts.astype(np.int32)  # S_d <= S: 32 bits, gathered per row as they are
         return self._counts[depth]
 
     def counts(self, depth: int | None = None) -> pd.DataFrame:
@@ -275,7 +276,7 @@ class Pool:
         counts = self._count_table(depth)
         present = counts > 0
         query, doc = self.encoded.decode(self._unique_keys[present])
-        return pd.DataFrame({"query_id": query, "doc_id": doc, "S_d": counts[present]})
+        return pd.DataFrame({"query_id": query, "doc_id": doc, "S_d": counts[present].astype(np.int64)})
 
     def judged_keys(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """Pair keys in some run's top ``depth`` and how many runs have each there (the depth-k judging pool)."""
@@ -386,15 +387,21 @@ class Pool:
         n_systems = np.full(n_runs, float(self.num_systems))
         member = np.ones(n_runs, dtype=bool)
         codes = self._key_code[keep_rows]
-        label = qrels.labels_of_keys(self._unique_keys)[codes]
+        label = self._labels_of_keys(qrels)[codes]
 
         def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:  # S_d fits 32 bits: half the memory
-            return self._count_table(depth).astype(np.int32)[codes], n_systems
+            return self._count_table(depth)[codes], n_systems
 
         return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]], label=label,
                     present=present,
                     n_runs=n_runs, qrels=qrels, counts_at=counts_at, key_counts=self.count_keys,
                     probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member))
+
+    def _labels_of_keys(self, qrels: EncodedQrels) -> np.ndarray:
+        """The label of every pair key in ``qrels``, computed once for the blocks of one evaluation."""
+        if self._labels is None or self._labels[0] is not qrels:
+            self._labels = (qrels, qrels.labels_of_keys(self._unique_keys))
+        return self._labels[1]
 
     def member_blocks(self, max_rows: int) -> list[slice]:
         """Runs in consecutive blocks of at most ``max_rows`` rows each (a longer run is a block of its own)."""

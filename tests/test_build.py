@@ -7,7 +7,11 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.pool import build
+from ir_rarity.pool import build, docnos
+
+_DOCNOS = ([f"d{d:03d}" for d in range(25)]  # one width, a shared prefix
+           + [f"clueweb09-en0000-{d:02d}" for d in range(8)]  # differ only past 8 bytes after the prefix
+           + ["d", "d0", "é", "éa", "z\x00", "z", "Z"])  # prefixes of others, non-ASCII, a NUL byte
 
 
 def _runs(seed: int) -> dict[str, pd.DataFrame]:
@@ -21,7 +25,7 @@ def _runs(seed: int) -> dict[str, pd.DataFrame]:
             docs = rng.choice(40, size=rng.integers(1, 25), replace=False)
             for d in docs:
                 base = float(rng.integers(0, 4))  # few distinct scores: many ties
-                rows.append((q, f"d{d:03d}", base + float(rng.choice([0.0, 1e-9]))))  # 1e-9: a tie in float32
+                rows.append((q, _DOCNOS[d], base + float(rng.choice([0.0, 1e-9]))))  # 1e-9: a tie in float32
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]).sample(frac=1.0, random_state=r)
         twice = frame.iloc[:2].assign(score=frame["score"].iloc[:2] + 1e-12)  # duplicates tied in float32
         runs[f"run{r}"] = pd.concat([frame, twice], ignore_index=True)
@@ -53,7 +57,8 @@ def _encoded(pool: Pool) -> pd.DataFrame:
 @pytest.mark.parametrize("batch_rows", [1 << 22, 30])
 def test_encoded_rows_equal_an_independent_ordering(monkeypatch: pytest.MonkeyPatch, depth: int | None,
                                                     batch_rows: int) -> None:
-    monkeypatch.setattr(build._DocBatches, "BATCH_ROWS", batch_rows)  # 30: a batch every run or two
+    monkeypatch.setattr(docnos.DocEncoder, "BATCH_ROWS", batch_rows)  # 30: a batch every run or two
+    monkeypatch.setattr(docnos.DocEncoder, "HELD_BATCH_ROWS", batch_rows)  # runs given in memory
     for seed in range(3):
         runs = _runs(seed)
         pool = Pool.from_runs(runs, duplicates="first", keep_depth=depth)
@@ -68,7 +73,8 @@ def test_encoded_rows_equal_an_independent_ordering(monkeypatch: pytest.MonkeyPa
 def test_duplicates_are_refused_in_any_batch(monkeypatch: pytest.MonkeyPatch, depth: int | None) -> None:
     from ir_rarity.errors import DuplicateDocumentError
 
-    monkeypatch.setattr(build._DocBatches, "BATCH_ROWS", 30)
+    monkeypatch.setattr(docnos.DocEncoder, "BATCH_ROWS", 30)
+    monkeypatch.setattr(docnos.DocEncoder, "HELD_BATCH_ROWS", 30)
     with pytest.raises(DuplicateDocumentError, match="run0"):
         Pool.from_runs(_runs(0), keep_depth=depth)
 

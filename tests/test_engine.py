@@ -106,8 +106,10 @@ def test_query_codes_equal_factorize(blocks, dtype) -> None:
     from ir_rarity.pool.build import _arrow_strings, _query_codes
 
     values = pd.Series([v for v, length in blocks for _ in range(length)], dtype=dtype)
-    codes, ids = _query_codes(_arrow_strings(values))
+    codes, ids, heads = _query_codes(_arrow_strings(values))
     expected_codes, expected_ids = pd.factorize(values)
     assert codes.tolist() == expected_codes.tolist()
+    changes = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]  # blocks of equal neighbours
+    assert heads.tolist() == [*changes, len(values)]
     assert ids == list(expected_ids)
     assert sorted(ids) == list(pd.Index(expected_ids, dtype=dtype).sort_values())  # code point = UTF-8 byte order

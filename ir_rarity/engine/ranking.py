@@ -97,8 +97,14 @@ def _positions_in(vocab: pd.Index, values: pd.Index) -> np.ndarray:
     table = to_arrow()
     if isinstance(table, pa.ChunkedArray):
         table = table.combine_chunks()
-    wanted = pa.array(np.asarray(values.astype(str), dtype=object), type=table.type)
-    return pc.index_in(wanted, value_set=table).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    wanted = pa.array(np.asarray(values.astype(str), dtype=object), type=table.type).dictionary_encode()
+    # Hash the few values sought and probe them with the vocabulary: a table as large as the vocabulary would
+    # not stay in the processor's cache.
+    hit = pc.index_in(table, value_set=wanted.dictionary).fill_null(-1).to_numpy(zero_copy_only=False)
+    where = np.full(len(wanted.dictionary), -1, dtype=np.int64)
+    found = np.flatnonzero(hit >= 0)
+    where[hit[found]] = found
+    return where[wanted.indices.to_numpy(zero_copy_only=False)]
 
 
 def _descending_score_keys(score: np.ndarray) -> np.ndarray:
@@ -184,8 +190,12 @@ def block_starts(*sorted_keys: np.ndarray) -> np.ndarray:
 
 
 def ranks_within_blocks(start: np.ndarray) -> np.ndarray:
-    """0-based position of each row within its block, given the block-start mask of sorted rows."""
+    """0-based position (int32) of each row within its block, given the block-start mask of sorted rows."""
     n = len(start)
-    positions = np.arange(n, dtype=np.int64)
-    first = np.maximum.accumulate(np.where(start, positions, 0))
-    return (positions - first).astype(np.int32)
+    heads = np.flatnonzero(start)
+    if n and (not len(heads) or heads[0] != 0):  # rows before the first start: a block from row 0
+        heads = np.concatenate([[0], heads])
+    kind = np.int32 if n < 1 << 31 else np.int64
+    rank = np.arange(n, dtype=kind)
+    rank -= np.repeat(heads.astype(kind), np.diff(np.append(heads, n)))
+    return rank.astype(np.int32, copy=False)

@@ -128,8 +128,9 @@ class Rows:
             self.relevant(rel), self.cell()))
 
     def cell_sizes(self) -> np.ndarray:
-        """Number of rows of each cell (computed once)."""
-        return self._cached(("cell sizes",), lambda: np.bincount(self.cell(), minlength=self.n_cells)[:self.n_cells])
+        """Number of rows of each cell (computed once; rows are sorted by cell: a binary search per cell)."""
+        return self._cached(("cell sizes",), lambda: np.diff(np.searchsorted(
+            self.cell(), np.arange(self.n_cells + 1, dtype=self.cell().dtype))))
 
     def judged_only(self) -> Rows:
         """These rows without the unjudged ones, re-ranked 0, 1, 2, ... within each cell (computed once).

@@ -9,7 +9,6 @@ in single precision, ties by docno descending) and checked for duplicate documen
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from ir_rarity.engine.ranking import (
     trec_order,
 )
 from ir_rarity.errors import InputError
+from ir_rarity.pool.docnos import DocEncoder, QueryBlocks, string_order
 from ir_rarity.pool.encoded import EncodedRuns
 
 __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
@@ -32,17 +32,21 @@ __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
 @without_hugepage_advice
 def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
-                duplicates: Duplicates, keep_depth: int | None = None
+                duplicates: Duplicates, keep_depth: int | None = None, held: bool = False
                 ) -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
     """Encode ``(name, canonical frame)`` pairs into one campaign.
 
     Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
-    run's few distinct ids, and its docnos (:func:`_take_run`; with ``keep_depth``, the run is ordered and cut
-    there first). Docnos are dictionary-encoded by pyarrow a batch of runs at a time (:class:`_DocBatches`), so
-    the strings of at most three batches (two being encoded, one being filled) are held while files are read;
-    the batches' dictionaries are then unified and sorted, so a document code orders like its docno. Each run is
-    put in trec_eval order and checked for duplicate documents on its own, so no temporary array spans the
-    whole campaign.
+    run's few distinct ids, and its docnos, its rows grouped by query (:func:`_take_run`; with ``keep_depth``,
+    the run is ordered and cut there first). Docnos are dictionary-encoded query by query, a batch of runs at a
+    time on worker threads (:class:`~ir_rarity.pool.docnos.DocEncoder`), so the strings of at most three
+    batches are held while files are read; the queries' dictionaries are then put together and sorted, so a
+    document code orders like its docno, and every row gets the code of its (query, docno) pair on the way.
+    Each run is put in trec_eval order and checked for duplicate documents on its own, so no temporary array
+    spans the whole campaign.
+
+    With ``held`` (the caller holds the frames: runs given in memory), docnos are encoded in larger batches,
+    since encoding early frees no strings.
 
     Returns:
         The encoded runs, and :func:`key_index` of their rows (computed on the way, kept by the pool).
@@ -57,7 +61,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     names: list[str] = []
     runs: list[_TakenRun] = []
     seen: set[str] = set()
-    with _DocBatches() as batches:
+    with DocEncoder(held) as encoder:
         for name, frame in named:
             if name in seen:
                 raise InputError(f"two runs are named {name!r}; run names must be unique")
@@ -65,47 +69,40 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
             names.append(name)
             runs.append(_take_run(name, frame, duplicates, keep_depth))
             del frame
-            batches.add(runs[-1])
+            encoder.add(runs[-1].blocks())
         if not names:
             raise InputError("no runs given: a pool needs at least one run")
-        docs, doc_maps, batch_codes = batches.vocabulary()
-    lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
-    bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
+        bounds = np.concatenate([[0], np.cumsum(lengths)])
+        queries, query_maps = _query_vocabulary(runs)
+        encoded_docs = encoder.finish(queries, bounds)
+    docs, doc, pair = encoded_docs.docs, encoded_docs.doc, encoded_docs.pair
     large = bounds[-1] >= _LARGE
     if large:  # the frames and strings read are gone: return their pages before the campaign's arrays are made
         release_freed_memory()
-    queries, query_maps = _query_vocabulary(runs)
     query = np.empty(bounds[-1], dtype=np.int32)
-    doc = np.empty(bounds[-1], dtype=np.int32)
     score = np.empty(bounds[-1], dtype=np.float64)
     ordered = [r.ordered for r in runs]
     for i, r in enumerate(runs):  # into the campaign's arrays, each run's own freed as soon as it is copied
         lo, hi = bounds[i], bounds[i + 1]
         np.take(query_maps[i], r.query, out=query[lo:hi])
-        codes = _doc_codes(r, batch_codes[r.batch])
-        if isinstance(codes, list):  # several chunks: one after the other
-            at = lo
-            for part in codes:
-                np.take(doc_maps[r.batch], part, out=doc[at:at + len(part)])
-                at += len(part)
-        else:
-            np.take(doc_maps[r.batch], codes, out=doc[lo:hi])
         score[lo:hi] = r.score
         runs[i] = _FREED
-    del runs, query_maps, doc_maps, batch_codes
+    del runs, query_maps
     if large:
         release_freed_memory()
     run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
     rank = np.empty(len(run), dtype=np.int32)
     keep = np.ones(len(run), dtype=bool) if duplicates == "first" else None
+    repeats = _RepeatFinder(len(encoded_docs.unique_keys), int(lengths.max()))
     for i, name in enumerate(names):  # run by run: every temporary is one run long
         lo, hi = bounds[i], bounds[i + 1]
-        q, d, s = query[lo:hi], doc[lo:hi], score[lo:hi]
+        q, d, s, p = query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]
         if not ordered[i]:
             order = trec_order(s, d, q)
-            q[:], d[:], s[:] = q[order], d[order], s[order]
-            first = check_duplicates(None, pair_keys(q, d), duplicates,
-                                     _describer(name, q, d, queries, docs))
+            q[:], d[:], s[:], p[:] = q[order], d[order], s[order], p[order]
+            first = check_duplicates(None, p, duplicates, _describer(name, q, d, queries, docs)
+                                     ) if repeats.any(p) else None
             if first is not None:
                 assert keep is not None
                 keep[lo:hi] = first
@@ -113,12 +110,28 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
                 continue
         rank[lo:hi] = ranks_within_blocks(block_starts(q))
     if keep is not None and not keep.all():
-        run, query, doc, score, rank = run[keep], query[keep], doc[keep], score[keep], rank[keep]
-    codes, unique_keys = key_index(query, doc, len(queries), len(docs))
+        run, query, doc, score, rank, pair = run[keep], query[keep], doc[keep], score[keep], rank[keep], pair[keep]
     system, system_names = system_codes(names, teams)
     encoded = EncodedRuns(names=tuple(names), queries=queries, docs=docs, run=run, query=query, doc=doc,
                           score=score, rank=rank, system=system, system_names=tuple(system_names))
-    return encoded, (codes, unique_keys)
+    return encoded, (pair, encoded_docs.unique_keys)
+
+
+class _RepeatFinder:
+    """Whether a run lists a (query, docno) pair twice, from the pairs' dense codes, without a sort.
+
+    Each row writes its own row number at its pair's slot of one array (kept across runs); a pair listed twice
+    has one of its rows read back another's number. Rows read only slots written for their own run.
+    """
+
+    def __init__(self, n_pairs: int, longest: int) -> None:
+        self.slot = np.empty(n_pairs, dtype=np.int32)
+        self.ramp = np.arange(longest, dtype=np.int32)
+
+    def any(self, pair: np.ndarray) -> bool:
+        rows = self.ramp[:len(pair)]
+        self.slot[pair] = rows
+        return bool((self.slot[pair] != rows).any())
 
 
 _LARGE = 1 << 23
@@ -134,136 +147,46 @@ def _describer(name: str, query: np.ndarray, doc: np.ndarray, queries: pd.Index,
 
 @dataclass
 class _TakenRun:
-    """What a campaign keeps of one run frame until all runs are read."""
+    """What a campaign keeps of one run frame until all runs are read: its rows grouped by query."""
 
     query: np.ndarray  # code of each row's query id in ``query_ids``
     query_ids: list[str]  # the run's distinct query ids
-    docs: Any  # pyarrow Array (or ChunkedArray) of each row's docno, until its batch is encoded
+    heads: np.ndarray  # first row of each query's rows, then the number of rows
+    docs: Any  # pyarrow Array (or ChunkedArray) of each row's docno, until handed to the encoder
     score: np.ndarray
     ordered: bool  # rows already in trec_eval order, duplicates checked (cut at a depth)
-    batch: int = -1  # which batch encoded its docnos
-    chunks: tuple[int, int] = (0, 0)  # its encoded chunks in that batch
+
+    def blocks(self) -> QueryBlocks:
+        """The run's docnos for the encoder (which takes them over)."""
+        block_ids = [self.query_ids[c] for c in self.query[self.heads[:-1]].tolist()]
+        blocks = QueryBlocks(query_ids=block_ids, heads=self.heads, docs=self.docs)
+        self.docs = None
+        return blocks
 
 
-_FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], None, np.zeros(0), True)
-
-
-class _DocBatches:
-    """Docnos of runs dictionary-encoded a batch at a time: what reading holds is codes, not strings.
-
-    A batch closes when its runs hold ``BATCH_ROWS`` rows, twice as many for each batch before it, up to
-    ``MAX_BATCH_ROWS`` (small batches start the encoding early, large ones leave fewer dictionaries to unify).
-    pyarrow encodes all of a batch's strings in one pass (its chunks share one dictionary), on threads of their
-    own while the next runs are read (pyarrow releases the GIL), with at most ``IN_FLIGHT`` batches in flight.
-    The batches' dictionaries are much smaller than the rows where runs share documents, as the runs of a
-    campaign do.
-    """
-
-    BATCH_ROWS = 1 << 19
-    MAX_BATCH_ROWS = 1 << 22
-    IN_FLIGHT = 2
-
-    def __init__(self) -> None:
-        self.pending: list[_TakenRun] = []
-        self.rows = 0
-        self.encoding: list[Future[Any]] = []
-        self.worker: ThreadPoolExecutor | None = None  # started with the first batch that closes while reading
-
-    def __enter__(self) -> _DocBatches:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.worker is not None:
-            self.worker.shutdown(wait=True, cancel_futures=True)
-
-    def add(self, run: _TakenRun) -> None:
-        self.pending.append(run)
-        self.rows += len(run.score)
-        if self.rows >= min(self.BATCH_ROWS << len(self.encoding), self.MAX_BATCH_ROWS):
-            self.flush()
-
-    def flush(self, here: bool = False) -> None:
-        """Start encoding the pending runs' docnos (once fewer than ``IN_FLIGHT`` batches are being encoded).
-
-        With ``here``, encode them on this thread: the last batch, which is waited for at once.
-        """
-        if not self.pending:
-            return
-        if here:
-            done: Future[Any] = Future()
-            done.set_result(_encode_batch(self.pending, len(self.encoding)))
-            self.encoding.append(done)
-        else:
-            if len(self.encoding) >= self.IN_FLIGHT:
-                self.encoding[-self.IN_FLIGHT].result()
-            if self.worker is None:
-                self.worker = ThreadPoolExecutor(max_workers=self.IN_FLIGHT, thread_name_prefix="ir_rarity-encode")
-            self.encoding.append(self.worker.submit(_encode_batch, self.pending, len(self.encoding)))
-        self.pending, self.rows = [], 0
-
-    def vocabulary(self) -> tuple[pd.Index, list[np.ndarray], list[Any]]:
-        """The sorted docno vocabulary, each batch's map from its dictionary into it, and the encoded docnos."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        self.flush(here=True)
-        encoded = [batch.result() for batch in self.encoding]
-        dictionaries = [e.chunk(e.num_chunks - 1).dictionary if e.num_chunks else pa.array([], type=e.type)
-                        for e in encoded]
-        kind = pa.large_string()  # 64-bit offsets: the union of the batches may pass 2 GiB of docnos
-        dictionaries = [d if d.type == kind else d.cast(kind) for d in dictionaries]
-        union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
-        if not union.num_chunks:
-            return pd.Index(pa.array([], type=kind).to_pandas()), [np.zeros(0, dtype=np.int32)
-                                                                   for _ in dictionaries], encoded
-        dictionary = union.chunk(union.num_chunks - 1).dictionary
-        by_value = pc.array_sort_indices(dictionary)
-        position = _positions(by_value.to_numpy(zero_copy_only=False))
-        chunks = iter(union.chunks)
-        maps = [position[next(chunks).indices.to_numpy(zero_copy_only=False)] if len(d)
-                else np.zeros(0, dtype=np.int32) for d in dictionaries]
-        vocabulary = pd.Index(pc.take(dictionary, by_value).to_pandas())
-        return vocabulary, maps, encoded
-
-
-def _encode_batch(runs: list[_TakenRun], number: int) -> Any:
-    """Dictionary-encode the docnos of ``runs`` in one pyarrow pass; the strings go, each run keeps its codes.
-
-    Returns the encoded ``ChunkedArray`` (its chunks share the batch's dictionary); each run records which of its
-    chunks are its own. Runs on a worker thread: the Python work here is kept to a few steps, so that it seldom
-    waits for the interpreter while the reading thread runs.
-    """
-    import pyarrow as pa
-
-    chunks: list[Any] = []
-    for r in runs:
-        mine = [c for c in (r.docs.chunks if isinstance(r.docs, pa.ChunkedArray) else [r.docs]) if len(c)]
-        r.batch, r.chunks = number, (len(chunks), len(chunks) + len(mine))  # empty arrays get no encoded chunk
-        chunks.extend(mine)
-        r.docs = None
-    kind = chunks[0].type if chunks else pa.large_string()
-    if any(c.type != kind for c in chunks):  # 32- and 64-bit offsets from different sources
-        kind = pa.large_string()
-        chunks = [c.cast(kind) for c in chunks]
-    return pa.chunked_array(chunks, type=kind).dictionary_encode()
-
-
-def _doc_codes(run: _TakenRun, batch: Any) -> np.ndarray | list[np.ndarray]:
-    """The codes of one run's docnos in its batch's dictionary (one array, or one per chunk)."""
-    first, stop = run.chunks
-    parts = [batch.chunk(i).indices.to_numpy(zero_copy_only=False) for i in range(first, stop)]
-    return parts[0] if len(parts) == 1 else parts
+_FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], np.zeros(1, dtype=np.int64), None, np.zeros(0), True)
 
 
 def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth: int | None) -> _TakenRun:
-    """Scores, query codes and docnos of one canonical run frame; with ``keep_depth``, ordered and cut there."""
+    """Scores, query codes and docnos of one canonical run frame, its rows grouped by query.
+
+    A run whose queries' rows are not each together is put in query order first (stably: the rows of a query
+    keep their order, so the first of two duplicates stays first). With ``keep_depth``, the run is ordered and
+    cut there.
+    """
     score = frame["score"].to_numpy(np.float64)
     if np.isnan(score).any():
         raise InputError("NaN scores have no trec_eval order", name)
-    query, query_ids = _query_codes(_arrow_strings(frame["query_id"]))
+    query, query_ids, heads = _query_codes(_arrow_strings(frame["query_id"]))
     docs = _arrow_strings(frame["doc_id"])
     if keep_depth is None:
-        return _TakenRun(query=query, query_ids=query_ids, docs=docs, score=score, ordered=False)
+        if len(heads) > len(query_ids) + 1:  # a query's rows come in several blocks
+            import pyarrow as pa
+
+            together = np.argsort(query, kind="stable")
+            query, score, docs = query[together], score[together], docs.take(pa.array(together))
+            heads = _heads(query)
+        return _TakenRun(query=query, query_ids=query_ids, heads=heads, docs=docs, score=score, ordered=False)
     # Cut while reading, so that memory stays flat however long the runs are. Duplicates are found before the
     # cut (trec_eval refuses a run with one, wherever it is); docnos are compared only where scores tie.
     doc, doc_ids = _dictionary(docs)
@@ -277,15 +200,22 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
         order = order[first]
     rank = ranks_within_blocks(block_starts(query[order]))
     order = order[rank < keep_depth]
-    return _TakenRun(query=query[order], query_ids=query_ids, docs=docs.take(order), score=score[order],
-                     ordered=True)
+    query = query[order]
+    return _TakenRun(query=query, query_ids=query_ids, heads=_heads(query), docs=docs.take(order),
+                     score=score[order], ordered=True)
 
 
-def _query_codes(strings: Any) -> tuple[np.ndarray, list[str]]:
-    """Codes (int32) of a run's query ids into its distinct ids, in order of first appearance.
+def _heads(query: np.ndarray) -> np.ndarray:
+    """First row of each block of equal codes, then the number of rows (int64)."""
+    return np.append(np.flatnonzero(block_starts(query)), len(query)) if len(query) else np.zeros(1, np.int64)
 
-    A run lists each query's documents together, so only the first id of each block of equal neighbours is
-    looked at (unless blocks are short: then pyarrow hashes them all).
+
+def _query_codes(strings: Any) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Codes (int32) of a run's query ids into its distinct ids (in order of first appearance), and block heads.
+
+    The heads are the first row of each block of equal neighbouring ids, then the number of rows. A run lists
+    each query's documents together, so only the first id of each block is looked at (unless blocks are short:
+    then pyarrow hashes them all).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -295,11 +225,12 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str]]:
     if n > 1:
         change[1:] = pc.not_equal(strings.slice(1), strings.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     heads = np.flatnonzero(change)
+    bounds = np.append(heads, n)
     if len(heads) > max(1024, n // 8):
         codes, dictionary = _dictionary(strings)
-        return codes, dictionary.to_pylist()
+        return codes, dictionary.to_pylist(), bounds
     head_codes, distinct = _dictionary(strings.take(pa.array(heads)))
-    return np.repeat(head_codes, np.diff(np.append(heads, n))), distinct.to_pylist()
+    return np.repeat(head_codes, np.diff(bounds)), distinct.to_pylist(), bounds
 
 
 def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:
@@ -344,9 +275,7 @@ def _sorting_codes(strings: Any) -> np.ndarray:
 
     Equal strings get consecutive codes in the order given.
     """
-    import pyarrow.compute as pc
-
-    return _positions(pc.array_sort_indices(strings).to_numpy(zero_copy_only=False))
+    return _positions(string_order(strings))
 
 
 def _positions(order: np.ndarray) -> np.ndarray:

@@ -1,0 +1,375 @@
+"""Encoding a campaign's docnos: codes that order like the docnos, and dense codes of (query, docno) pairs.
+
+Docnos are dictionary-encoded one query at a time (:class:`DocEncoder`). A query's runs share most of their
+documents, so its hash table holds some thousands of docnos and stays in the processor's cache; one table for a
+whole campaign (a million docnos) would not, and probing it costs a cache miss a row. The queries' dictionaries
+are then put together into the campaign's sorted docno vocabulary with one sort (:func:`distinct_sorted`), which
+also numbers the campaign's (query, docno) pairs in sorted order.
+
+Strings are ordered by their UTF-8 bytes (code-point order, as Python and pyarrow compare them; see
+:func:`string_order`).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.ranking import pair_keys
+
+__all__ = ["DocEncoder", "EncodedDocs", "QueryBlocks", "distinct_sorted", "string_order"]
+
+
+@dataclass
+class QueryBlocks:
+    """One run's docnos, its rows grouped by query: what :class:`DocEncoder` encodes.
+
+    Attributes:
+        query_ids: The query id of each block.
+        heads: First row of each block, and the number of rows after the last (``len(query_ids) + 1`` items).
+        docs: pyarrow Array or ChunkedArray of the run's docnos (dropped once handed to an encoding job).
+
+    """
+
+    query_ids: list[str]
+    heads: np.ndarray
+    docs: Any
+
+
+@dataclass
+class _Part:
+    """The rows of one query in one encoding job: their codes in the job's dictionary, and where they belong."""
+
+    dictionary: Any  # pyarrow array of the distinct docnos
+    codes: np.ndarray  # int32 code of each row, blocks one after the other
+    run: np.ndarray  # run number of each block (the order runs were added)
+    start: np.ndarray  # first row of each block within its run
+    length: np.ndarray  # rows of each block
+
+
+@dataclass
+class EncodedDocs:
+    """A campaign's docnos encoded (:meth:`DocEncoder.finish`).
+
+    Attributes:
+        docs: The sorted docno vocabulary.
+        doc: Code in ``docs`` of every row (rows of run ``i`` from ``bounds[i]``).
+        pair: Code of every row's (query, docno) pair in ``unique_keys``.
+        unique_keys: The campaign's distinct (query, doc) pair keys (:func:`~ir_rarity.engine.ranking.pair_keys`
+            in the sorted query and docno vocabularies), sorted.
+
+    """
+
+    docs: pd.Index
+    doc: np.ndarray
+    pair: np.ndarray
+    unique_keys: np.ndarray
+
+
+class DocEncoder:
+    """Docnos of runs dictionary-encoded query by query, a batch of runs at a time.
+
+    Runs are added as they are read (:meth:`add`). Once the runs waiting hold ``BATCH_ROWS`` rows (twice as many
+    for each batch before, up to ``MAX_BATCH_ROWS``; ``HELD_BATCH_ROWS`` for runs the caller holds anyway, whose
+    strings encoding early would not free), their docnos are encoded on worker threads (pyarrow
+    releases the interpreter while it hashes), in two jobs that share the batch's queries, while the next runs
+    are read; the runs keep no strings then, so the strings of at most ``IN_FLIGHT`` batches and the one being
+    filled are held. :meth:`finish` unifies each query's dictionaries across batches, sorts the union of all
+    queries' dictionaries once, and gives every row its docno code and pair code.
+    """
+
+    BATCH_ROWS = 1 << 19
+    MAX_BATCH_ROWS = 1 << 22
+    HELD_BATCH_ROWS = 1 << 26
+    IN_FLIGHT = 2
+
+    def __init__(self, held: bool = False) -> None:
+        """Start with no runs; ``held``: the caller holds the runs' frames anyway (runs given in memory)."""
+        self._held = held
+        self._pending: list[tuple[int, QueryBlocks]] = []
+        self._rows = 0
+        self._added = 0
+        self._jobs: list[list[Future[dict[str, _Part]]]] = []
+        self._worker: ThreadPoolExecutor | None = None
+
+    def __enter__(self) -> DocEncoder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._worker is not None:
+            self._worker.shutdown(wait=True, cancel_futures=True)
+
+    def add(self, run: QueryBlocks) -> None:
+        """Take one run (the ``n``-th added is run ``n`` in :meth:`finish`'s ``bounds``)."""
+        self._pending.append((self._added, run))
+        self._added += 1
+        self._rows += int(run.heads[-1])
+        limit = self.HELD_BATCH_ROWS if self._held else min(self.BATCH_ROWS << len(self._jobs), self.MAX_BATCH_ROWS)
+        if self._rows >= limit:
+            self._flush(last=False)
+
+    def _flush(self, last: bool) -> None:
+        """Start encoding the waiting runs: two jobs, each with about half of the batch's queries.
+
+        The last batch is encoded at once: one job on a worker, the other on this thread.
+        """
+        if not self._pending:
+            return
+        halves = _split_queries(self._pending)
+        for _, run in self._pending:
+            run.docs = None  # the jobs hold the slices they need
+        self._pending, self._rows = [], 0
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ir_rarity-encode")
+        if len(self._jobs) >= self.IN_FLIGHT:  # bound the strings held: wait for an older batch
+            for job in self._jobs[-self.IN_FLIGHT]:
+                job.result()
+        first = self._worker.submit(_encode_queries, halves[0])
+        if last:
+            here: Future[dict[str, _Part]] = Future()
+            here.set_result(_encode_queries(halves[1]))
+            self._jobs.append([first, here])
+        else:
+            self._jobs.append([first, self._worker.submit(_encode_queries, halves[1])])
+
+    def finish(self, queries: pd.Index, bounds: np.ndarray) -> EncodedDocs:
+        """Encode what is left, then code every row against the campaign's sorted vocabularies.
+
+        Args:
+            queries: The campaign's sorted query-id vocabulary (every query id of the runs added).
+            bounds: First row of each run in the campaign's arrays, and the number of rows (runs in the order
+                added).
+
+        """
+        import pyarrow as pa
+
+        self._flush(last=True)
+        by_query: dict[str, list[_Part]] = {}
+        for batch in self._jobs:
+            for job in batch:
+                for qid, part in job.result().items():
+                    by_query.setdefault(qid, []).append(part)
+        self._jobs = []
+        kind = pa.large_string()  # 64-bit offsets: the union of the dictionaries may pass 2 GiB of docnos
+        ids = [str(q) for q in queries]
+        unions: list[Any] = []
+        maps: list[list[np.ndarray | None]] = []  # per query, per part: the part's codes in the query's union
+        for qid in ids:
+            parts = by_query.get(qid, [])
+            dictionaries = [p.dictionary if p.dictionary.type == kind else p.dictionary.cast(kind) for p in parts]
+            if len(parts) <= 1:
+                unions.append(dictionaries[0] if parts else pa.array([], type=kind))
+                maps.append([None] * len(parts))
+                continue
+            union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
+            unions.append(union.chunk(union.num_chunks - 1).dictionary)
+            maps.append([c.indices.to_numpy(zero_copy_only=False) for c in union.chunks])
+        sizes = np.array([len(u) for u in unions], dtype=np.int64)
+        entries = pa.chunked_array(unions, type=kind).combine_chunks()
+        docs, entry_doc = distinct_sorted(entries)
+        entry_query = np.repeat(np.arange(len(ids), dtype=np.int32), sizes)
+        # A query's entries are distinct docnos: sorted by (query, docno), they are the sorted pair keys.
+        by_pair = np.argsort(pair_keys(entry_query, entry_doc))
+        entry_pair = np.empty(len(by_pair), dtype=np.int32)
+        entry_pair[by_pair] = np.arange(len(by_pair), dtype=np.int32)
+        unique_keys = pair_keys(entry_query[by_pair], entry_doc[by_pair])
+        doc = np.empty(int(bounds[-1]), dtype=np.int32)
+        pair = np.empty(int(bounds[-1]), dtype=np.int32)
+        offset = np.concatenate([[0], np.cumsum(sizes)])
+        for q, qid in enumerate(ids):
+            for part, to_union in zip(by_query.get(qid, []), maps[q], strict=True):
+                entry = offset[q] + (np.arange(len(part.dictionary)) if to_union is None else to_union)
+                rows = _rows_of(part, bounds)
+                doc[rows] = entry_doc[entry][part.codes]
+                pair[rows] = entry_pair[entry][part.codes]
+        vocabulary = pd.Index(docs.to_pandas()) if len(docs) else pd.Index(pa.array([], type=kind).to_pandas())
+        return EncodedDocs(docs=vocabulary, doc=doc, pair=pair, unique_keys=unique_keys)
+
+
+def _split_queries(runs: list[tuple[int, QueryBlocks]]) -> tuple[dict[str, list[tuple[int, int, int, Any]]], ...]:
+    """The blocks of ``runs`` grouped by query id, the queries shared out in two halves of about equal rows.
+
+    Each block is ``(run number, first row, rows, docno slice)``; slices are zero-copy views.
+    """
+    groups: dict[str, list[tuple[int, int, int, Any]]] = {}
+    rows: dict[str, int] = {}
+    for number, run in runs:
+        heads = run.heads.tolist()
+        for k, qid in enumerate(run.query_ids):
+            start, stop = heads[k], heads[k + 1]
+            groups.setdefault(qid, []).append((number, start, stop - start, run.docs.slice(start, stop - start)))
+            rows[qid] = rows.get(qid, 0) + stop - start
+    halves: tuple[dict[str, list[tuple[int, int, int, Any]]], ...] = ({}, {})
+    filled = [0, 0]
+    for qid in sorted(groups, key=lambda q: -rows[q]):  # largest first, each to the lighter half
+        side = 0 if filled[0] <= filled[1] else 1
+        halves[side][qid] = groups[qid]
+        filled[side] += rows[qid]
+    return halves
+
+
+def _encode_queries(groups: dict[str, list[tuple[int, int, int, Any]]]) -> dict[str, _Part]:
+    """Dictionary-encode each query's docnos on their own (a small hash table per query)."""
+    import pyarrow as pa
+
+    out = {}
+    for qid, blocks in groups.items():
+        chunks: list[Any] = []
+        for *_, docs in blocks:
+            chunks.extend(c for c in (docs.chunks if isinstance(docs, pa.ChunkedArray) else [docs]) if len(c))
+        kind = chunks[0].type
+        if any(c.type != kind for c in chunks):  # 32- and 64-bit offsets from different sources
+            kind = pa.large_string()
+            chunks = [c.cast(kind) for c in chunks]
+        encoded = pa.chunked_array(chunks, type=kind).dictionary_encode()
+        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+        meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
+        out[qid] = _Part(dictionary=encoded.chunk(0).dictionary, codes=codes.astype(np.int32, copy=False),
+                         run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
+    return out
+
+
+def _rows_of(part: _Part, bounds: np.ndarray) -> np.ndarray:
+    """Campaign row of each of a part's codes: its blocks' rows, one block after the other."""
+    first = bounds[part.run] + part.start  # campaign row of each block's first row
+    before = np.concatenate([[0], np.cumsum(part.length)[:-1]])  # codes of the blocks before
+    return np.arange(int(part.length.sum()), dtype=np.int64) + np.repeat(first - before, part.length)
+
+
+def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
+    """The distinct values of pyarrow ``strings`` in sorted order, and the code (int32) of each string in them.
+
+    Where the strings repeat (a campaign's documents retrieved for many queries), they are hashed and only the
+    distinct ones sorted. Where nearly all are distinct (each query's documents its own), a hash table as large
+    as the input would not stay in the processor's cache: all are sorted (:func:`string_order`) instead.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(strings)
+    if n == 0:
+        return strings, np.zeros(0, dtype=np.int32)
+    if not _mostly_distinct(strings):
+        encoded = strings.dictionary_encode()
+        order = string_order(encoded.dictionary)
+        position = np.empty(len(order), dtype=np.int32)
+        position[order] = np.arange(len(order), dtype=np.int32)
+        return encoded.dictionary.take(pa.array(order)), position[encoded.indices.to_numpy(zero_copy_only=False)]
+    key, exact = _leading_bytes(strings)
+    order = _key_order(strings, key, exact)
+    new = np.ones(n, dtype=bool)  # the first of each run of equal strings in sorted order
+    if exact:  # equal keys, equal strings
+        ordered_key = key[order]
+        new[1:] = ordered_key[1:] != ordered_key[:-1]
+    else:
+        ordered = strings.take(pa.array(order))
+        new[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    code = np.empty(n, dtype=np.int32)
+    code[order] = np.cumsum(new, dtype=np.int32) - 1
+    return strings.take(pa.array(order[new])), code
+
+
+_SAMPLE = 1 << 15
+
+
+def _mostly_distinct(strings: Any) -> bool:
+    """Whether nine in ten of an evenly spaced sample of ``strings`` are distinct (always false for few strings)."""
+    n = len(strings)
+    if n <= 8 * _SAMPLE:
+        return False
+    import pyarrow as pa
+
+    sample = strings.take(pa.array(np.linspace(0, n - 1, _SAMPLE).astype(np.int64)))
+    return len(sample.unique()) > 0.9 * _SAMPLE
+
+
+def string_order(strings: Any) -> np.ndarray:
+    """Stable argsort of pyarrow ``strings`` by their UTF-8 bytes.
+
+    Strings are compared by 8 bytes at a time first: past the prefix that all of them share (that of the smallest
+    and the largest), the next 8 bytes of each, padded with zero bytes, as one big-endian integer
+    (:func:`_leading_bytes`). Only strings that tie on that integer, where it does not tell all strings apart,
+    are compared whole, by pyarrow. Docnos of a campaign mostly differ within their first 8 bytes past a common
+    prefix.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if len(strings) < 2 or strings.null_count:
+        return pc.array_sort_indices(strings).to_numpy(zero_copy_only=False).astype(np.int64)
+    return _key_order(strings, *_leading_bytes(strings))
+
+
+def _key_order(strings: Any, key: np.ndarray, exact: bool) -> np.ndarray:
+    """Stable argsort of ``strings`` by their leading-bytes ``key``, ties compared whole unless ``exact``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = np.argsort(key, kind="stable")
+    if exact:
+        return order
+    key = key[order]
+    same = key[1:] == key[:-1]
+    if same.any():
+        n = len(key)
+        tied = np.zeros(n, dtype=bool)
+        tied[1:] = same
+        tied[:-1] |= same
+        rows = np.flatnonzero(tied)
+        new_tie = np.ones(len(rows), dtype=bool)
+        new_tie[1:] = ~same[rows[1:] - 1]
+        members = order[rows]
+        table = pa.table({"tie": np.cumsum(new_tie), "value": strings.take(pa.array(members))})
+        within = pc.sort_indices(table, sort_keys=[("tie", "ascending"), ("value", "ascending")])
+        order[rows] = members[within.to_numpy(zero_copy_only=False)]
+    return order
+
+
+def _leading_bytes(strings: Any) -> tuple[np.ndarray, bool]:
+    """The 8 bytes of each string after the prefix all share, zero-padded, as big-endian uint64 (order-keeping).
+
+    Returns the keys, and whether they tell every two distinct strings apart: all are at most 8 bytes longer
+    than the shared prefix, and either all have one length or no byte is zero (zero bytes pad the shorter).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(strings)
+    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[strings.offset:strings.offset + n + 1].astype(np.int64)
+    buffer = strings.buffers()[2]
+    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
+    low, high = (str(v.as_py()).encode() for v in pc.min_max(strings).values())
+    shared = 0
+    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
+        shared += 1
+    lengths = np.diff(offsets)
+    width = int(lengths[0])
+    if (lengths == width).all():  # one width: read the bytes of each in place
+        grid = np.ndarray((n, width), dtype=np.uint8, buffer=data, offset=int(offsets[0])) if width else None
+        taken = min(8, width - shared)
+        if taken == 8:
+            layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
+            view = np.ndarray((n,), dtype=layout, buffer=data, offset=int(offsets[0]))
+            return view["k"].astype(np.uint64), width - shared <= 8
+        padded = np.zeros((n, 8), dtype=np.uint8)
+        if taken > 0 and grid is not None:
+            padded[:, :taken] = grid[:, shared:shared + taken]
+        return padded.view(">u8").reshape(n).astype(np.uint64), True
+    key = np.zeros(n, dtype=np.uint64)
+    at = offsets[:-1] + shared
+    last = len(data) - 1
+    for j in range(8):
+        byte = data[np.minimum(at + j, last)].astype(np.uint64)  # some string is longer than the prefix
+        byte[lengths <= shared + j] = 0
+        key <<= np.uint64(8)
+        key |= byte
+    used = data[offsets[0]:offsets[-1]]
+    return key, int(lengths.max()) - shared <= 8 and not (used == 0).any()

@@ -1,0 +1,68 @@
+"""Ordering and encoding docnos: equal to Python's sort of the UTF-8 bytes, on every path."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ir_rarity.pool import docnos
+
+# Pieces that make docnos of one width or many, sharing a prefix or not, differing within or past 8 bytes
+# after it, with non-ASCII letters and NUL bytes (which the zero padding of short strings must not confuse).
+_PIECES = ["", "a", "b", "\x00", "é", "z", "ab", "aaaaaaaaa", "0000-00-", "x\x00y", "𝔸"]
+_PREFIXES = ["", "clueweb09-en00", "d", "FBIS3-"]
+
+
+@st.composite
+def _arrays(draw: st.DrawFn) -> tuple[list[str], pa.Array]:
+    """Strings, and a pyarrow array of them (32- or 64-bit offsets, maybe a slice of a longer array)."""
+    prefix = draw(st.sampled_from(_PREFIXES))
+    if draw(st.booleans()):  # one width in bytes; two letters, so that many agree on their first 8 bytes
+        width = draw(st.integers(0, 12))
+        letters = st.text(alphabet=draw(st.sampled_from(["ab", "a\x00"])), min_size=width, max_size=width)
+        values = [prefix + v for v in draw(st.lists(letters, max_size=40))]
+    else:
+        piece = st.lists(st.sampled_from(_PIECES), max_size=4).map("".join)
+        values = [prefix + v for v in draw(st.lists(piece, max_size=40))]
+    kind = draw(st.sampled_from([pa.string(), pa.large_string()]))
+    before, after = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    padded = ["pad"] * before + values + ["~pad"] * after
+    return values, pa.array(padded, type=kind).slice(before, len(values))
+
+
+def _by_bytes(values: list[str]) -> list[int]:
+    return sorted(range(len(values)), key=lambda i: (values[i].encode(), i))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_arrays())
+def test_string_order_is_a_stable_sort_of_the_utf8_bytes(case: tuple[list[str], pa.Array]) -> None:
+    values, array = case
+    assert docnos.string_order(array).tolist() == _by_bytes(values)
+    assert docnos.string_order(pa.chunked_array([array.slice(0, len(values) // 2),
+                                                 array.slice(len(values) // 2)])).tolist() == _by_bytes(values)
+
+
+@pytest.mark.parametrize("mostly_distinct", [False, True])
+@settings(max_examples=150, deadline=None)
+@given(case=_arrays())
+def test_distinct_sorted_gives_the_sorted_set_and_each_value_s_code(mostly_distinct: bool,
+                                                                   case: tuple[list[str], pa.Array]) -> None:
+    values, array = case
+    with pytest.MonkeyPatch.context() as patch:  # the hash path and the sort path
+        patch.setattr(docnos, "_mostly_distinct", lambda strings: mostly_distinct)
+        vocabulary, code = docnos.distinct_sorted(array)
+    expected = sorted(set(values), key=str.encode)
+    assert vocabulary.to_pylist() == expected
+    assert [expected[c] for c in code.tolist()] == values
+
+
+def test_mostly_distinct_tells_repeated_docnos_from_distinct_ones() -> None:
+    n = 8 * docnos._SAMPLE + 1
+    distinct = pa.array([f"doc{i:07d}" for i in range(n)])
+    repeated = pa.array([f"doc{i % 1000:07d}" for i in range(n)])
+    assert docnos._mostly_distinct(distinct)
+    assert not docnos._mostly_distinct(repeated)
+    assert not docnos._mostly_distinct(distinct.slice(0, 1000))  # few strings: always hashed

@@ -57,6 +57,23 @@ def test_distinct_sorted_gives_the_sorted_set_and_each_value_s_code(mostly_disti
     expected = sorted(set(values), key=str.encode)
     assert vocabulary.to_pylist() == expected
     assert [expected[c] for c in code.tolist()] == values
+    # In chunks, as a campaign's queries hand them over: chunks of one width each may differ in width.
+    half = len(values) // 2
+    chunked = pa.chunked_array([array.slice(0, half), pa.array(values[half:], type=array.type)])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(docnos, "_mostly_distinct", lambda strings: mostly_distinct)
+        vocabulary, code = docnos.distinct_sorted(chunked)
+    assert vocabulary.to_pylist() == expected
+    assert [expected[c] for c in code.tolist()] == values
+
+
+def test_strings_of_keys_of_several_widths_keep_a_zero_byte_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(docnos, "_mostly_distinct", lambda strings: True)  # the path that sorts by keys
+    values = ["ab\x00", "ab", "ab\x00\x00", "a", "ab"]  # one width per chunk: their keys alone would collide
+    chunked = pa.chunked_array([pa.array([v]) for v in values])
+    vocabulary, code = docnos.distinct_sorted(chunked)
+    assert vocabulary.to_pylist() == sorted(set(values), key=str.encode)
+    assert [vocabulary.to_pylist()[c] for c in code.tolist()] == values
 
 
 def test_mostly_distinct_tells_repeated_docnos_from_distinct_ones() -> None:

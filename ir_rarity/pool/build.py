@@ -82,35 +82,34 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         release_freed_memory()
     query = np.empty(bounds[-1], dtype=np.int32)
     score = np.empty(bounds[-1], dtype=np.float64)
-    ordered = [r.ordered for r in runs]
-    for i, r in enumerate(runs):  # into the campaign's arrays, each run's own freed as soon as it is copied
-        lo, hi = bounds[i], bounds[i + 1]
-        np.take(query_maps[i], r.query, out=query[lo:hi])
-        score[lo:hi] = r.score
+    keep = np.ones(bounds[-1], dtype=bool) if duplicates == "first" else None
+    repeats = _RepeatFinder(len(encoded_docs.unique_keys), int(lengths.max()))
+    for i, name in enumerate(names):  # run by run into the campaign's arrays, in trec_eval order: each run's own
+        lo, hi = bounds[i], bounds[i + 1]  # arrays are freed once copied, every temporary is one run long
+        r = runs[i]
+        q, d, s, p = query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]
+        own_query = query_maps[i][r.query]
+        if r.ordered:
+            q[:], s[:] = own_query, r.score
+        else:
+            order = trec_order(r.score, d, own_query)
+            np.take(own_query, order, out=q)
+            np.take(r.score, order, out=s)
+            d[:], p[:] = d[order], p[order]
+            if repeats.any(p):
+                first = check_duplicates(None, p, duplicates, _describer(name, q, d, queries, docs))
+                if first is not None:
+                    assert keep is not None
+                    keep[lo:hi] = first
         runs[i] = _FREED
-    del runs, query_maps
+    del runs, query_maps, r
     if large:
         release_freed_memory()
     run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
-    rank = np.empty(len(run), dtype=np.int32)
-    keep = np.ones(len(run), dtype=bool) if duplicates == "first" else None
-    repeats = _RepeatFinder(len(encoded_docs.unique_keys), int(lengths.max()))
-    for i, name in enumerate(names):  # run by run: every temporary is one run long
-        lo, hi = bounds[i], bounds[i + 1]
-        q, d, s, p = query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]
-        if not ordered[i]:
-            order = trec_order(s, d, q)
-            q[:], d[:], s[:], p[:] = q[order], d[order], s[order], p[order]
-            first = check_duplicates(None, p, duplicates, _describer(name, q, d, queries, docs)
-                                     ) if repeats.any(p) else None
-            if first is not None:
-                assert keep is not None
-                keep[lo:hi] = first
-                rank[lo:hi][first] = ranks_within_blocks(block_starts(q[first]))
-                continue
-        rank[lo:hi] = ranks_within_blocks(block_starts(q))
     if keep is not None and not keep.all():
-        run, query, doc, score, rank, pair = run[keep], query[keep], doc[keep], score[keep], rank[keep], pair[keep]
+        run, query, doc, score, pair = run[keep], query[keep], doc[keep], score[keep], pair[keep]
+    del keep
+    rank = ranks_within_blocks(block_starts(run, query))
     system, system_names = system_codes(names, teams)
     encoded = EncodedRuns(names=tuple(names), queries=queries, docs=docs, run=run, query=query, doc=doc,
                           score=score, rank=rank, system=system, system_names=tuple(system_names))

@@ -169,8 +169,7 @@ class DocEncoder:
             unions.append(union.chunk(union.num_chunks - 1).dictionary)
             maps.append([c.indices.to_numpy(zero_copy_only=False) for c in union.chunks])
         sizes = np.array([len(u) for u in unions], dtype=np.int64)
-        entries = pa.chunked_array(unions, type=kind).combine_chunks()
-        docs, entry_doc = distinct_sorted(entries)
+        docs, entry_doc = distinct_sorted(pa.chunked_array(unions, type=kind))
         entry_query = np.repeat(np.arange(len(ids), dtype=np.int32), sizes)
         # A query's entries are distinct docnos: sorted by (query, docno), they are the sorted pair keys.
         by_pair = np.argsort(pair_keys(entry_query, entry_doc))
@@ -241,26 +240,36 @@ def _rows_of(part: _Part, bounds: np.ndarray) -> np.ndarray:
 
 
 def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
-    """The distinct values of pyarrow ``strings`` in sorted order, and the code (int32) of each string in them.
+    """The distinct values of pyarrow ``strings`` (Array or ChunkedArray) sorted, and each string's code (int32).
 
     Where the strings repeat (a campaign's documents retrieved for many queries), they are hashed and only the
     distinct ones sorted. Where nearly all are distinct (each query's documents its own), a hash table as large
-    as the input would not stay in the processor's cache: all are sorted (:func:`string_order`) instead.
+    as the input would not stay in the processor's cache: all are sorted by their leading bytes
+    (:func:`string_order`) instead, and where those tell every two strings apart, the sorted strings are made
+    from them rather than gathered.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = len(strings)
+    chunks = [c for c in (strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]) if len(c)]
+    n = sum(len(c) for c in chunks)
     if n == 0:
-        return strings, np.zeros(0, dtype=np.int32)
-    if not _mostly_distinct(strings):
-        encoded = strings.dictionary_encode()
-        order = string_order(encoded.dictionary)
+        return pa.array([], type=strings.type), np.zeros(0, dtype=np.int32)
+    if strings.null_count or not _mostly_distinct(strings):
+        encoded = pa.chunked_array(chunks, type=strings.type).dictionary_encode()
+        dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+        order = string_order(dictionary)
         position = np.empty(len(order), dtype=np.int32)
         position[order] = np.arange(len(order), dtype=np.int32)
-        return encoded.dictionary.take(pa.array(order)), position[encoded.indices.to_numpy(zero_copy_only=False)]
-    key, exact = _leading_bytes(strings)
-    order = _key_order(strings, key, exact)
+        indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+        return dictionary.take(pa.array(order)), position[indices]
+    prefix = _shared_prefix(strings)
+    keyed = [_leading_bytes(c, len(prefix)) for c in chunks]
+    key = np.concatenate([k.key for k in keyed])
+    widths = {k.width for k in keyed}
+    width = widths.pop() if len(widths) == 1 else None
+    exact = _exact(keyed, width)
+    order = _key_order(strings, key, exact, stable=False)  # equal strings get one code in any order
     new = np.ones(n, dtype=bool)  # the first of each run of equal strings in sorted order
     if exact:  # equal keys, equal strings
         ordered_key = key[order]
@@ -270,6 +279,8 @@ def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
         new[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     code = np.empty(n, dtype=np.int32)
     code[order] = np.cumsum(new, dtype=np.int32) - 1
+    if exact:
+        return _strings_of_keys(key[order[new]], prefix, width), code
     return strings.take(pa.array(order[new])), code
 
 
@@ -278,13 +289,18 @@ _SAMPLE = 1 << 15
 
 def _mostly_distinct(strings: Any) -> bool:
     """Whether nine in ten of an evenly spaced sample of ``strings`` are distinct (always false for few strings)."""
+    import pyarrow as pa
+
     n = len(strings)
     if n <= 8 * _SAMPLE:
         return False
-    import pyarrow as pa
-
-    sample = strings.take(pa.array(np.linspace(0, n - 1, _SAMPLE).astype(np.int64)))
-    return len(sample.unique()) > 0.9 * _SAMPLE
+    spaced = np.linspace(0, n - 1, _SAMPLE).astype(np.int64)
+    sample, start = [], 0
+    for chunk in strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]:  # each chunk its share
+        mine = spaced[(spaced >= start) & (spaced < start + len(chunk))] - start
+        sample.append(chunk.take(pa.array(mine)))
+        start += len(chunk)
+    return len(pa.chunked_array(sample, type=strings.type).unique()) > 0.9 * _SAMPLE
 
 
 def string_order(strings: Any) -> np.ndarray:
@@ -303,15 +319,19 @@ def string_order(strings: Any) -> np.ndarray:
         strings = strings.combine_chunks()
     if len(strings) < 2 or strings.null_count:
         return pc.array_sort_indices(strings).to_numpy(zero_copy_only=False).astype(np.int64)
-    return _key_order(strings, *_leading_bytes(strings))
+    keyed = _leading_bytes(strings, len(_shared_prefix(strings)))
+    return _key_order(strings, keyed.key, _exact([keyed], keyed.width))
 
 
-def _key_order(strings: Any, key: np.ndarray, exact: bool) -> np.ndarray:
-    """Stable argsort of ``strings`` by their leading-bytes ``key``, ties compared whole unless ``exact``."""
+def _key_order(strings: Any, key: np.ndarray, exact: bool, stable: bool = True) -> np.ndarray:
+    """Argsort of ``strings`` by their leading-bytes ``key``, ties compared whole unless ``exact``.
+
+    Stable unless ``stable`` is False (then equal strings may come in any order).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key, kind="stable" if stable else None)
     if exact:
         return order
     key = key[order]
@@ -331,14 +351,39 @@ def _key_order(strings: Any, key: np.ndarray, exact: bool) -> np.ndarray:
     return order
 
 
-def _leading_bytes(strings: Any) -> tuple[np.ndarray, bool]:
-    """The 8 bytes of each string after the prefix all share, zero-padded, as big-endian uint64 (order-keeping).
-
-    Returns the keys, and whether they tell every two distinct strings apart: all are at most 8 bytes longer
-    than the shared prefix, and either all have one length or no byte is zero (zero bytes pad the shorter).
-    """
-    import pyarrow as pa
+def _shared_prefix(strings: Any) -> bytes:
+    """The bytes every one of (non-empty) ``strings`` starts with: the common prefix of the least and greatest."""
     import pyarrow.compute as pc
+
+    low, high = (str(v.as_py()).encode() for v in pc.min_max(strings).values())
+    shared = 0
+    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
+        shared += 1
+    return low[:shared]
+
+
+@dataclass
+class _Keyed:
+    """Leading-bytes keys of some strings (:func:`_leading_bytes`), and what tells whether they are exact."""
+
+    key: np.ndarray
+    short: bool  # every string at most 8 bytes past the shared prefix
+    zero: bool  # some string holds a zero byte
+    width: int | None  # the length in bytes of every string, if they have one
+
+
+def _exact(keyed: list[_Keyed], width: int | None) -> bool:
+    """Whether the keys tell every two distinct strings apart.
+
+    They do when all strings are short, and either all have one ``width`` or none holds a zero byte (zero bytes
+    pad the shorter).
+    """
+    return all(k.short for k in keyed) and (width is not None or not any(k.zero for k in keyed))
+
+
+def _leading_bytes(strings: Any, shared: int) -> _Keyed:
+    """The 8 bytes of each string after the first ``shared``, zero-padded, as big-endian uint64 (order-keeping)."""
+    import pyarrow as pa
 
     n = len(strings)
     wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
@@ -346,23 +391,21 @@ def _leading_bytes(strings: Any) -> tuple[np.ndarray, bool]:
     offsets = offsets[strings.offset:strings.offset + n + 1].astype(np.int64)
     buffer = strings.buffers()[2]
     data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
-    low, high = (str(v.as_py()).encode() for v in pc.min_max(strings).values())
-    shared = 0
-    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
-        shared += 1
+    used = data[offsets[0]:offsets[-1]]
+    zero = bool((used == 0).any())
     lengths = np.diff(offsets)
     width = int(lengths[0])
     if (lengths == width).all():  # one width: read the bytes of each in place
-        grid = np.ndarray((n, width), dtype=np.uint8, buffer=data, offset=int(offsets[0])) if width else None
         taken = min(8, width - shared)
         if taken == 8:
             layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
             view = np.ndarray((n,), dtype=layout, buffer=data, offset=int(offsets[0]))
-            return view["k"].astype(np.uint64), width - shared <= 8
+            return _Keyed(view["k"].astype(np.uint64), width - shared <= 8, zero, width)
         padded = np.zeros((n, 8), dtype=np.uint8)
-        if taken > 0 and grid is not None:
+        if taken > 0:
+            grid = np.ndarray((n, width), dtype=np.uint8, buffer=data, offset=int(offsets[0]))
             padded[:, :taken] = grid[:, shared:shared + taken]
-        return padded.view(">u8").reshape(n).astype(np.uint64), True
+        return _Keyed(padded.view(">u8").reshape(n).astype(np.uint64), True, zero, width)
     key = np.zeros(n, dtype=np.uint64)
     at = offsets[:-1] + shared
     last = len(data) - 1
@@ -371,5 +414,29 @@ def _leading_bytes(strings: Any) -> tuple[np.ndarray, bool]:
         byte[lengths <= shared + j] = 0
         key <<= np.uint64(8)
         key |= byte
-    used = data[offsets[0]:offsets[-1]]
-    return key, int(lengths.max()) - shared <= 8 and not (used == 0).any()
+    return _Keyed(key, int(lengths.max()) - shared <= 8, zero, None)
+
+
+def _strings_of_keys(keys: np.ndarray, prefix: bytes, width: int | None) -> Any:
+    """The strings (pyarrow large_string) whose exact :func:`_leading_bytes` after ``prefix`` are ``keys``.
+
+    With one ``width``, each is the prefix and the first ``width - len(prefix)`` bytes of its key; otherwise the
+    key's zero bytes are padding (exact keys of strings of several lengths hold no zero byte).
+    """
+    import pyarrow as pa
+
+    n, shared = len(keys), len(prefix)
+    body = keys.astype(">u8").view(np.uint8).reshape(n, 8)
+    if width is not None:
+        rows = np.empty((n, width), dtype=np.uint8)
+        rows[:, shared:] = body[:, :width - shared]
+        lengths = np.full(n, width, dtype=np.int64)
+    else:
+        rows = np.empty((n, shared + 8), dtype=np.uint8)
+        rows[:, shared:] = body
+        lengths = shared + (body != 0).sum(axis=1, dtype=np.int64)
+    rows[:, :shared] = np.frombuffer(prefix, dtype=np.uint8)
+    data = rows.reshape(-1) if width is not None else rows[np.arange(rows.shape[1]) < lengths[:, None]]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])

@@ -1,4 +1,4 @@
-"""Ordering and encoding docnos: equal to Python's sort of the UTF-8 bytes, on every path."""
+"""Ordering, encoding and finding docnos: equal to Python's sort and lookup of the UTF-8 bytes, on every path."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ir_rarity.engine.strings import positions_in_sorted, string_order
 from ir_rarity.pool import docnos
 
 # Pieces that make docnos of one width or many, sharing a prefix or not, differing within or past 8 bytes
@@ -40,8 +41,8 @@ def _by_bytes(values: list[str]) -> list[int]:
 @given(_arrays())
 def test_string_order_is_a_stable_sort_of_the_utf8_bytes(case: tuple[list[str], pa.Array]) -> None:
     values, array = case
-    assert docnos.string_order(array).tolist() == _by_bytes(values)
-    assert docnos.string_order(pa.chunked_array([array.slice(0, len(values) // 2),
+    assert string_order(array).tolist() == _by_bytes(values)
+    assert string_order(pa.chunked_array([array.slice(0, len(values) // 2),
                                                  array.slice(len(values) // 2)])).tolist() == _by_bytes(values)
 
 
@@ -83,3 +84,24 @@ def test_mostly_distinct_tells_repeated_docnos_from_distinct_ones() -> None:
     assert docnos._mostly_distinct(distinct)
     assert not docnos._mostly_distinct(repeated)
     assert not docnos._mostly_distinct(distinct.slice(0, 1000))  # few strings: always hashed
+
+
+@settings(max_examples=300, deadline=None)
+@given(_arrays(), _arrays())
+def test_positions_in_sorted_equal_a_dictionary_lookup(vocab_case: tuple[list[str], pa.Array],
+                                                       values_case: tuple[list[str], pa.Array]) -> None:
+    members, _ = vocab_case
+    others, _ = values_case
+    vocabulary = sorted(set(members), key=str.encode)
+    sought = others + members[:5]  # some found, most (of another shape) not
+    found = positions_in_sorted(pa.array(vocabulary, type=pa.large_string()), pa.array(sought))
+    if found is None:  # keys that do not tell these docnos apart: the caller hashes them instead
+        return
+    where = {v: i for i, v in enumerate(vocabulary)}
+    assert found.tolist() == [where.get(v, -1) for v in sought]
+
+
+def test_positions_in_sorted_refuses_an_unsorted_vocabulary() -> None:
+    assert positions_in_sorted(pa.array(["b", "a"]), pa.array(["a"])) is None
+    assert positions_in_sorted(pa.array(["a", "a"]), pa.array(["a"])) is None
+    assert positions_in_sorted(pa.array(["a", "b"]), pa.array(["b", "c"])).tolist() == [1, -1]

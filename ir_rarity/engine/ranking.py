@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.strings import positions_in_sorted
+
 __all__ = [
     "KEY_SHIFT",
     "block_starts",
@@ -97,7 +99,11 @@ def _positions_in(vocab: pd.Index, values: pd.Index) -> np.ndarray:
     table = to_arrow()
     if isinstance(table, pa.ChunkedArray):
         table = table.combine_chunks()
-    wanted = pa.array(np.asarray(values.astype(str), dtype=object), type=table.type).dictionary_encode()
+    sought = pa.array(np.asarray(values.astype(str), dtype=object), type=table.type)
+    found = positions_in_sorted(table, sought)  # a campaign's sorted docnos: a binary search of leading bytes
+    if found is not None:
+        return found
+    wanted = sought.dictionary_encode()
     # Hash the few values sought and probe them with the vocabulary: a table as large as the vocabulary would
     # not stay in the processor's cache.
     hit = pc.index_in(table, value_set=wanted.dictionary).fill_null(-1).to_numpy(zero_copy_only=False)

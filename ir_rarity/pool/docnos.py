@@ -7,7 +7,7 @@ are then put together into the campaign's sorted docno vocabulary with one sort 
 also numbers the campaign's (query, docno) pairs in sorted order.
 
 Strings are ordered by their UTF-8 bytes (code-point order, as Python and pyarrow compare them; see
-:func:`string_order`).
+:func:`~ir_rarity.engine.strings.string_order`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.ranking import pair_keys
+from ir_rarity.engine.strings import key_order, keys_exact, leading_bytes, shared_prefix, string_order, strings_of_keys
 
-__all__ = ["DocEncoder", "EncodedDocs", "QueryBlocks", "distinct_sorted", "string_order"]
+__all__ = ["DocEncoder", "EncodedDocs", "QueryBlocks", "distinct_sorted"]
 
 
 @dataclass
@@ -182,9 +183,12 @@ class DocEncoder:
         for q, qid in enumerate(ids):
             for part, to_union in zip(by_query.get(qid, []), maps[q], strict=True):
                 entry = offset[q] + (np.arange(len(part.dictionary)) if to_union is None else to_union)
-                rows = _rows_of(part, bounds)
-                doc[rows] = entry_doc[entry][part.codes]
-                pair[rows] = entry_pair[entry][part.codes]
+                part_doc, part_pair = entry_doc[entry][part.codes], entry_pair[entry][part.codes]
+                at = 0
+                for first, rows in zip((bounds[part.run] + part.start).tolist(), part.length.tolist(), strict=True):
+                    doc[first:first + rows] = part_doc[at:at + rows]  # each block where its run's rows are
+                    pair[first:first + rows] = part_pair[at:at + rows]
+                    at += rows
         vocabulary = pd.Index(docs.to_pandas()) if len(docs) else pd.Index(pa.array([], type=kind).to_pandas())
         return EncodedDocs(docs=vocabulary, doc=doc, pair=pair, unique_keys=unique_keys)
 
@@ -227,16 +231,10 @@ def _encode_queries(groups: dict[str, list[tuple[int, int, int, Any]]]) -> dict[
         encoded = pa.chunked_array(chunks, type=kind).dictionary_encode()
         codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
         meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
-        out[qid] = _Part(dictionary=encoded.chunk(0).dictionary, codes=codes.astype(np.int32, copy=False),
+        dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # the chunks share the whole dictionary
+        out[qid] = _Part(dictionary=dictionary, codes=codes.astype(np.int32, copy=False),
                          run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
     return out
-
-
-def _rows_of(part: _Part, bounds: np.ndarray) -> np.ndarray:
-    """Campaign row of each of a part's codes: its blocks' rows, one block after the other."""
-    first = bounds[part.run] + part.start  # campaign row of each block's first row
-    before = np.concatenate([[0], np.cumsum(part.length)[:-1]])  # codes of the blocks before
-    return np.arange(int(part.length.sum()), dtype=np.int64) + np.repeat(first - before, part.length)
 
 
 def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
@@ -244,9 +242,9 @@ def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
 
     Where the strings repeat (a campaign's documents retrieved for many queries), they are hashed and only the
     distinct ones sorted. Where nearly all are distinct (each query's documents its own), a hash table as large
-    as the input would not stay in the processor's cache: all are sorted by their leading bytes
-    (:func:`string_order`) instead, and where those tell every two strings apart, the sorted strings are made
-    from them rather than gathered.
+    as the input would not stay in the processor's cache: all are sorted by their leading bytes instead
+    (:func:`~ir_rarity.engine.strings.string_order`), and where those tell every two strings apart, the sorted
+    strings are made from them rather than gathered.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -263,13 +261,13 @@ def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
         position[order] = np.arange(len(order), dtype=np.int32)
         indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
         return dictionary.take(pa.array(order)), position[indices]
-    prefix = _shared_prefix(strings)
-    keyed = [_leading_bytes(c, len(prefix)) for c in chunks]
+    prefix = shared_prefix(strings)
+    keyed = [leading_bytes(c, len(prefix)) for c in chunks]
     key = np.concatenate([k.key for k in keyed])
     widths = {k.width for k in keyed}
     width = widths.pop() if len(widths) == 1 else None
-    exact = _exact(keyed, width)
-    order = _key_order(strings, key, exact, stable=False)  # equal strings get one code in any order
+    exact = keys_exact(keyed, width)
+    order = key_order(strings, key, exact, stable=False)  # equal strings get one code in any order
     new = np.ones(n, dtype=bool)  # the first of each run of equal strings in sorted order
     if exact:  # equal keys, equal strings
         ordered_key = key[order]
@@ -280,7 +278,7 @@ def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
     code = np.empty(n, dtype=np.int32)
     code[order] = np.cumsum(new, dtype=np.int32) - 1
     if exact:
-        return _strings_of_keys(key[order[new]], prefix, width), code
+        return strings_of_keys(key[order[new]], prefix, width), code
     return strings.take(pa.array(order[new])), code
 
 
@@ -301,142 +299,3 @@ def _mostly_distinct(strings: Any) -> bool:
         sample.append(chunk.take(pa.array(mine)))
         start += len(chunk)
     return len(pa.chunked_array(sample, type=strings.type).unique()) > 0.9 * _SAMPLE
-
-
-def string_order(strings: Any) -> np.ndarray:
-    """Stable argsort of pyarrow ``strings`` by their UTF-8 bytes.
-
-    Strings are compared by 8 bytes at a time first: past the prefix that all of them share (that of the smallest
-    and the largest), the next 8 bytes of each, padded with zero bytes, as one big-endian integer
-    (:func:`_leading_bytes`). Only strings that tie on that integer, where it does not tell all strings apart,
-    are compared whole, by pyarrow. Docnos of a campaign mostly differ within their first 8 bytes past a common
-    prefix.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
-    if len(strings) < 2 or strings.null_count:
-        return pc.array_sort_indices(strings).to_numpy(zero_copy_only=False).astype(np.int64)
-    keyed = _leading_bytes(strings, len(_shared_prefix(strings)))
-    return _key_order(strings, keyed.key, _exact([keyed], keyed.width))
-
-
-def _key_order(strings: Any, key: np.ndarray, exact: bool, stable: bool = True) -> np.ndarray:
-    """Argsort of ``strings`` by their leading-bytes ``key``, ties compared whole unless ``exact``.
-
-    Stable unless ``stable`` is False (then equal strings may come in any order).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    order = np.argsort(key, kind="stable" if stable else None)
-    if exact:
-        return order
-    key = key[order]
-    same = key[1:] == key[:-1]
-    if same.any():
-        n = len(key)
-        tied = np.zeros(n, dtype=bool)
-        tied[1:] = same
-        tied[:-1] |= same
-        rows = np.flatnonzero(tied)
-        new_tie = np.ones(len(rows), dtype=bool)
-        new_tie[1:] = ~same[rows[1:] - 1]
-        members = order[rows]
-        table = pa.table({"tie": np.cumsum(new_tie), "value": strings.take(pa.array(members))})
-        within = pc.sort_indices(table, sort_keys=[("tie", "ascending"), ("value", "ascending")])
-        order[rows] = members[within.to_numpy(zero_copy_only=False)]
-    return order
-
-
-def _shared_prefix(strings: Any) -> bytes:
-    """The bytes every one of (non-empty) ``strings`` starts with: the common prefix of the least and greatest."""
-    import pyarrow.compute as pc
-
-    low, high = (str(v.as_py()).encode() for v in pc.min_max(strings).values())
-    shared = 0
-    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
-        shared += 1
-    return low[:shared]
-
-
-@dataclass
-class _Keyed:
-    """Leading-bytes keys of some strings (:func:`_leading_bytes`), and what tells whether they are exact."""
-
-    key: np.ndarray
-    short: bool  # every string at most 8 bytes past the shared prefix
-    zero: bool  # some string holds a zero byte
-    width: int | None  # the length in bytes of every string, if they have one
-
-
-def _exact(keyed: list[_Keyed], width: int | None) -> bool:
-    """Whether the keys tell every two distinct strings apart.
-
-    They do when all strings are short, and either all have one ``width`` or none holds a zero byte (zero bytes
-    pad the shorter).
-    """
-    return all(k.short for k in keyed) and (width is not None or not any(k.zero for k in keyed))
-
-
-def _leading_bytes(strings: Any, shared: int) -> _Keyed:
-    """The 8 bytes of each string after the first ``shared``, zero-padded, as big-endian uint64 (order-keeping)."""
-    import pyarrow as pa
-
-    n = len(strings)
-    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64 if wide else np.int32)
-    offsets = offsets[strings.offset:strings.offset + n + 1].astype(np.int64)
-    buffer = strings.buffers()[2]
-    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
-    used = data[offsets[0]:offsets[-1]]
-    zero = bool((used == 0).any())
-    lengths = np.diff(offsets)
-    width = int(lengths[0])
-    if (lengths == width).all():  # one width: read the bytes of each in place
-        taken = min(8, width - shared)
-        if taken == 8:
-            layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
-            view = np.ndarray((n,), dtype=layout, buffer=data, offset=int(offsets[0]))
-            return _Keyed(view["k"].astype(np.uint64), width - shared <= 8, zero, width)
-        padded = np.zeros((n, 8), dtype=np.uint8)
-        if taken > 0:
-            grid = np.ndarray((n, width), dtype=np.uint8, buffer=data, offset=int(offsets[0]))
-            padded[:, :taken] = grid[:, shared:shared + taken]
-        return _Keyed(padded.view(">u8").reshape(n).astype(np.uint64), True, zero, width)
-    key = np.zeros(n, dtype=np.uint64)
-    at = offsets[:-1] + shared
-    last = len(data) - 1
-    for j in range(8):
-        byte = data[np.minimum(at + j, last)].astype(np.uint64)  # some string is longer than the prefix
-        byte[lengths <= shared + j] = 0
-        key <<= np.uint64(8)
-        key |= byte
-    return _Keyed(key, int(lengths.max()) - shared <= 8, zero, None)
-
-
-def _strings_of_keys(keys: np.ndarray, prefix: bytes, width: int | None) -> Any:
-    """The strings (pyarrow large_string) whose exact :func:`_leading_bytes` after ``prefix`` are ``keys``.
-
-    With one ``width``, each is the prefix and the first ``width - len(prefix)`` bytes of its key; otherwise the
-    key's zero bytes are padding (exact keys of strings of several lengths hold no zero byte).
-    """
-    import pyarrow as pa
-
-    n, shared = len(keys), len(prefix)
-    body = keys.astype(">u8").view(np.uint8).reshape(n, 8)
-    if width is not None:
-        rows = np.empty((n, width), dtype=np.uint8)
-        rows[:, shared:] = body[:, :width - shared]
-        lengths = np.full(n, width, dtype=np.int64)
-    else:
-        rows = np.empty((n, shared + 8), dtype=np.uint8)
-        rows[:, shared:] = body
-        lengths = shared + (body != 0).sum(axis=1, dtype=np.int64)
-    rows[:, :shared] = np.frombuffer(prefix, dtype=np.uint8)
-    data = rows.reshape(-1) if width is not None else rows[np.arange(rows.shape[1]) < lengths[:, None]]
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])

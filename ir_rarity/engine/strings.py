@@ -1,0 +1,194 @@
+"""Ordering and finding strings by their bytes, 8 at a time: what docnos need at the scale of a campaign.
+
+Strings compare by their UTF-8 bytes (code-point order, as Python and pyarrow compare them). Past the prefix that
+all of a set of strings share, the next 8 bytes of each, padded with zero bytes, make one big-endian integer
+that orders like the string (:func:`leading_bytes`). Sorting such integers is several times faster than sorting
+strings; only strings that tie on them are compared whole. Where the integers tell every two strings apart
+(:func:`keys_exact`: docnos mostly differ within their first 8 bytes past a shared prefix), strings can be rebuilt
+from them (:func:`strings_of_keys`) and looked up among sorted ones by a binary search
+(:func:`positions_in_sorted`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Keyed",
+    "key_order",
+    "keys_exact",
+    "leading_bytes",
+    "positions_in_sorted",
+    "shared_prefix",
+    "string_order",
+    "strings_of_keys",
+]
+
+
+def string_order(strings: Any) -> np.ndarray:
+    """Stable argsort of pyarrow ``strings`` by their UTF-8 bytes.
+
+    Strings are compared by 8 bytes at a time first: past the prefix that all of them share (that of the smallest
+    and the largest), the next 8 bytes of each, padded with zero bytes, as one big-endian integer
+    (:func:`_leading_bytes`). Only strings that tie on that integer, where it does not tell all strings apart,
+    are compared whole, by pyarrow. Docnos of a campaign mostly differ within their first 8 bytes past a common
+    prefix.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if len(strings) < 2 or strings.null_count:
+        return pc.array_sort_indices(strings).to_numpy(zero_copy_only=False).astype(np.int64)
+    keyed = leading_bytes(strings, len(shared_prefix(strings)))
+    return key_order(strings, keyed.key, keys_exact([keyed], keyed.width))
+
+
+def key_order(strings: Any, key: np.ndarray, exact: bool, stable: bool = True) -> np.ndarray:
+    """Argsort of ``strings`` by their leading-bytes ``key``, ties compared whole unless ``exact``.
+
+    Stable unless ``stable`` is False (then equal strings may come in any order).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = np.argsort(key, kind="stable" if stable else None)
+    if exact:
+        return order
+    key = key[order]
+    same = key[1:] == key[:-1]
+    if same.any():
+        n = len(key)
+        tied = np.zeros(n, dtype=bool)
+        tied[1:] = same
+        tied[:-1] |= same
+        rows = np.flatnonzero(tied)
+        new_tie = np.ones(len(rows), dtype=bool)
+        new_tie[1:] = ~same[rows[1:] - 1]
+        members = order[rows]
+        table = pa.table({"tie": np.cumsum(new_tie), "value": strings.take(pa.array(members))})
+        within = pc.sort_indices(table, sort_keys=[("tie", "ascending"), ("value", "ascending")])
+        order[rows] = members[within.to_numpy(zero_copy_only=False)]
+    return order
+
+
+def shared_prefix(strings: Any) -> bytes:
+    """The bytes every one of (non-empty) ``strings`` starts with: the common prefix of the least and greatest."""
+    import pyarrow.compute as pc
+
+    low, high = (str(v.as_py()).encode() for v in pc.min_max(strings).values())
+    shared = 0
+    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
+        shared += 1
+    return low[:shared]
+
+
+@dataclass
+class Keyed:
+    """Leading-bytes keys of some strings (:func:`_leading_bytes`), and what tells whether they are exact."""
+
+    key: np.ndarray
+    short: bool  # every string at most 8 bytes past the shared prefix
+    zero: bool  # some string holds a zero byte
+    width: int | None  # the length in bytes of every string, if they have one
+
+
+def keys_exact(keyed: list[Keyed], width: int | None) -> bool:
+    """Whether the keys tell every two distinct strings apart.
+
+    They do when all strings are short, and either all have one ``width`` or none holds a zero byte (zero bytes
+    pad the shorter).
+    """
+    return all(k.short for k in keyed) and (width is not None or not any(k.zero for k in keyed))
+
+
+def leading_bytes(strings: Any, shared: int) -> Keyed:
+    """The 8 bytes of each string after the first ``shared``, zero-padded, as big-endian uint64 (order-keeping)."""
+    import pyarrow as pa
+
+    n = len(strings)
+    wide = pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type)
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[strings.offset:strings.offset + n + 1].astype(np.int64)
+    buffer = strings.buffers()[2]
+    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
+    used = data[offsets[0]:offsets[-1]]
+    zero = bool((used == 0).any())
+    lengths = np.diff(offsets)
+    width = int(lengths[0])
+    if (lengths == width).all():  # one width: read the bytes of each in place
+        taken = min(8, width - shared)
+        if taken == 8:
+            layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
+            view = np.ndarray((n,), dtype=layout, buffer=data, offset=int(offsets[0]))
+            return Keyed(view["k"].astype(np.uint64), width - shared <= 8, zero, width)
+        padded = np.zeros((n, 8), dtype=np.uint8)
+        if taken > 0:
+            grid = np.ndarray((n, width), dtype=np.uint8, buffer=data, offset=int(offsets[0]))
+            padded[:, :taken] = grid[:, shared:shared + taken]
+        return Keyed(padded.view(">u8").reshape(n).astype(np.uint64), True, zero, width)
+    key = np.zeros(n, dtype=np.uint64)
+    at = offsets[:-1] + shared
+    last = len(data) - 1
+    for j in range(8):
+        byte = data[np.minimum(at + j, last)].astype(np.uint64)  # some string is longer than the prefix
+        byte[lengths <= shared + j] = 0
+        key <<= np.uint64(8)
+        key |= byte
+    return Keyed(key, int(lengths.max()) - shared <= 8, zero, None)
+
+
+def strings_of_keys(keys: np.ndarray, prefix: bytes, width: int | None) -> Any:
+    """The strings (pyarrow large_string) whose exact :func:`_leading_bytes` after ``prefix`` are ``keys``.
+
+    With one ``width``, each is the prefix and the first ``width - len(prefix)`` bytes of its key; otherwise the
+    key's zero bytes are padding (exact keys of strings of several lengths hold no zero byte).
+    """
+    import pyarrow as pa
+
+    n, shared = len(keys), len(prefix)
+    body = keys.astype(">u8").view(np.uint8).reshape(n, 8)
+    if width is not None:
+        rows = np.empty((n, width), dtype=np.uint8)
+        rows[:, shared:] = body[:, :width - shared]
+        lengths = np.full(n, width, dtype=np.int64)
+    else:
+        rows = np.empty((n, shared + 8), dtype=np.uint8)
+        rows[:, shared:] = body
+        lengths = shared + (body != 0).sum(axis=1, dtype=np.int64)
+    rows[:, :shared] = np.frombuffer(prefix, dtype=np.uint8)
+    data = rows.reshape(-1) if width is not None else rows[np.arange(rows.shape[1]) < lengths[:, None]]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
+    """Position of each of pyarrow ``values`` in the sorted, distinct pyarrow strings ``vocabulary`` (-1: absent).
+
+    Found by a binary search of the values' leading-bytes keys among the vocabulary's, each hit checked whole.
+    Returns None where the vocabulary's keys do not tell its strings apart or are not strictly increasing (the
+    vocabulary is then not known to be sorted and distinct: look the values up otherwise).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(vocabulary) or vocabulary.null_count or values.null_count:
+        return None
+    low, high = (str(vocabulary[i].as_py()).encode() for i in (0, len(vocabulary) - 1))
+    shared = 0
+    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
+        shared += 1
+    keyed = leading_bytes(vocabulary, shared)
+    if not keys_exact([keyed], keyed.width) or not (keyed.key[1:] > keyed.key[:-1]).all():  # not sorted, distinct
+        return None
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    sought = leading_bytes(values, shared).key  # a value outside the vocabulary may land anywhere: checked below
+    at = np.minimum(np.searchsorted(keyed.key, sought), len(vocabulary) - 1)
+    same = pc.equal(vocabulary.take(pa.array(at)), values.cast(vocabulary.type)).to_numpy(zero_copy_only=False)
+    return np.where(same, at, -1).astype(np.int64)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.strings import positions_in_sorted
+from ir_rarity.engine.strings import one_array, positions_in_sorted
 
 __all__ = [
     "KEY_SHIFT",
@@ -96,9 +96,7 @@ def _positions_in(vocab: pd.Index, values: pd.Index) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = to_arrow()
-    if isinstance(table, pa.ChunkedArray):
-        table = table.combine_chunks()
+    table = one_array(to_arrow())
     sought = pa.array(np.asarray(values.astype(str), dtype=object), type=table.type)
     found = positions_in_sorted(table, sought)  # a campaign's sorted docnos: a binary search of leading bytes
     if found is not None:

@@ -28,6 +28,15 @@ __all__ = [
 ]
 
 
+def one_array(strings: Any) -> Any:
+    """A pyarrow Array of ``strings`` (an Array or a ChunkedArray): a lone chunk as it is, several combined."""
+    import pyarrow as pa
+
+    if not isinstance(strings, pa.ChunkedArray):
+        return strings
+    return strings.chunk(0) if strings.num_chunks == 1 else strings.combine_chunks()
+
+
 def string_order(strings: Any) -> np.ndarray:
     """Stable argsort of pyarrow ``strings`` by their UTF-8 bytes.
 
@@ -37,11 +46,9 @@ def string_order(strings: Any) -> np.ndarray:
     are compared whole, by pyarrow. Docnos of a campaign mostly differ within their first 8 bytes past a common
     prefix.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
+    strings = one_array(strings)
     if len(strings) < 2 or strings.null_count:
         return pc.array_sort_indices(strings).to_numpy(zero_copy_only=False).astype(np.int64)
     keyed = leading_bytes(strings, len(shared_prefix(strings)))

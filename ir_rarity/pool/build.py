@@ -23,8 +23,9 @@ from ir_rarity.engine.ranking import (
     ranks_within_blocks,
     trec_order,
 )
+from ir_rarity.engine.strings import one_array, string_order
 from ir_rarity.errors import InputError
-from ir_rarity.pool.docnos import DocEncoder, QueryBlocks, string_order
+from ir_rarity.pool.docnos import DocEncoder, QueryBlocks
 from ir_rarity.pool.encoded import EncodedRuns
 
 __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
@@ -252,11 +253,7 @@ def _arrow_strings(values: pd.Series) -> Any:
 
 def _dictionary(strings: Any) -> tuple[np.ndarray, Any]:
     """Codes (int32) of pyarrow ``strings`` into their distinct values (in order of first appearance)."""
-    import pyarrow as pa
-
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
-    encoded = strings.dictionary_encode()
+    encoded = one_array(strings).dictionary_encode()
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False), encoded.dictionary
 
 
@@ -305,7 +302,7 @@ def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd.
     import pyarrow as pa
 
     taken = _take_run(name, frame, duplicates, k)
-    docs = taken.docs.combine_chunks() if isinstance(taken.docs, pa.ChunkedArray) else taken.docs
+    docs = one_array(taken.docs)
     return pd.DataFrame({"query_id": pd.Series(pa.array(taken.query_ids, type=docs.type).take(taken.query)
                                                .to_pandas()),
                          "doc_id": pd.Series(docs.to_pandas()), "score": taken.score})

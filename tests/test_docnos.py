@@ -105,3 +105,16 @@ def test_positions_in_sorted_refuses_an_unsorted_vocabulary() -> None:
     assert positions_in_sorted(pa.array(["b", "a"]), pa.array(["a"])) is None
     assert positions_in_sorted(pa.array(["a", "a"]), pa.array(["a"])) is None
     assert positions_in_sorted(pa.array(["a", "b"]), pa.array(["b", "c"])).tolist() == [1, -1]
+
+
+@pytest.mark.parametrize("digits", [5, 6, 7])  # 8 bytes past the prefix "doc", fewer, more
+def test_campaign_shaped_docnos_order_and_encode_like_python(digits: int) -> None:
+    values = [f"doc{(i * 7919) % 10**digits:0{digits}d}" for i in range(3000)]
+    array = pa.array(values, type=pa.large_string()).slice(1)
+    assert string_order(array).tolist() == _by_bytes(values[1:])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(docnos, "_mostly_distinct", lambda strings: True)
+        vocabulary, code = docnos.distinct_sorted(array)
+    expected = sorted(set(values[1:]))
+    assert vocabulary.to_pylist() == expected
+    assert [expected[c] for c in code.tolist()] == values[1:]

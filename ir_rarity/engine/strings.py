@@ -113,8 +113,8 @@ def keys_exact(keyed: list[Keyed], width: int | None) -> bool:
     return all(k.short for k in keyed) and (width is not None or not any(k.zero for k in keyed))
 
 
-def leading_bytes(strings: Any, shared: int) -> Keyed:
-    """The 8 bytes of each string after the first ``shared``, zero-padded, as big-endian uint64 (order-keeping)."""
+def _layout(strings: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (int64, ``len + 1``) and the data buffer (uint8) of a pyarrow string Array."""
     import pyarrow as pa
 
     n = len(strings)
@@ -122,22 +122,44 @@ def leading_bytes(strings: Any, shared: int) -> Keyed:
     offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64 if wide else np.int32)
     offsets = offsets[strings.offset:strings.offset + n + 1].astype(np.int64)
     buffer = strings.buffers()[2]
-    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
-    used = data[offsets[0]:offsets[-1]]
-    zero = bool((used == 0).any())
+    return offsets, np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
+
+
+def fixed_width(strings: Any) -> tuple[int | None, np.ndarray | None]:
+    """The length in bytes all of (non-empty, null-free) pyarrow ``strings`` have, and their bytes.
+
+    The bytes are a ``(len, width)`` uint8 view of the strings' buffer; ``(None, None)`` where lengths differ.
+    """
+    offsets, data = _layout(strings)
     lengths = np.diff(offsets)
     width = int(lengths[0])
-    if (lengths == width).all():  # one width: read the bytes of each in place
-        taken = min(8, width - shared)
-        if taken == 8:
-            layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
-            view = np.ndarray((n,), dtype=layout, buffer=data, offset=int(offsets[0]))
-            return Keyed(view["k"].astype(np.uint64), width - shared <= 8, zero, width)
-        padded = np.zeros((n, 8), dtype=np.uint8)
-        if taken > 0:
-            grid = np.ndarray((n, width), dtype=np.uint8, buffer=data, offset=int(offsets[0]))
-            padded[:, :taken] = grid[:, shared:shared + taken]
-        return Keyed(padded.view(">u8").reshape(n).astype(np.uint64), True, zero, width)
+    if not (lengths == width).all():
+        return None, None
+    return width, np.ndarray((len(strings), width), dtype=np.uint8, buffer=data, offset=int(offsets[0]))
+
+
+def grid_keys(grid: np.ndarray, shared: int) -> np.ndarray:
+    """:func:`leading_bytes` keys of strings of one width, from their ``(len, width)`` bytes (:func:`fixed_width`)."""
+    n, width = grid.shape
+    taken = min(8, width - shared)
+    if taken == 8 and grid.strides == (width, 1):  # 8 bytes of each, read in place as one big-endian integer
+        layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
+        return np.ndarray((n,), dtype=layout, buffer=grid)["k"].astype(np.uint64)
+    padded = np.zeros((n, 8), dtype=np.uint8)
+    if taken > 0:
+        padded[:, :taken] = grid[:, shared:shared + taken]
+    return padded.view(">u8").reshape(n).astype(np.uint64)
+
+
+def leading_bytes(strings: Any, shared: int) -> Keyed:
+    """The 8 bytes of each string after the first ``shared``, zero-padded, as big-endian uint64 (order-keeping)."""
+    n = len(strings)
+    offsets, data = _layout(strings)
+    zero = bool((data[offsets[0]:offsets[-1]] == 0).any())
+    width, grid = fixed_width(strings)
+    if width is not None and grid is not None:  # one width: read the bytes of each in place
+        return Keyed(grid_keys(grid, shared), width - shared <= 8, zero, width)
+    lengths = np.diff(offsets)
     key = np.zeros(n, dtype=np.uint64)
     at = offsets[:-1] + shared
     last = len(data) - 1

@@ -12,6 +12,7 @@ Strings are ordered by their UTF-8 bytes (code-point order, as Python and pyarro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,16 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.ranking import pair_keys
-from ir_rarity.engine.strings import key_order, keys_exact, leading_bytes, shared_prefix, string_order, strings_of_keys
+from ir_rarity.engine.strings import (
+    fixed_width,
+    grid_keys,
+    key_order,
+    keys_exact,
+    leading_bytes,
+    shared_prefix,
+    string_order,
+    strings_of_keys,
+)
 
 __all__ = ["DocEncoder", "EncodedDocs", "QueryBlocks", "distinct_sorted"]
 
@@ -96,6 +106,7 @@ class DocEncoder:
         self._added = 0
         self._jobs: list[list[Future[dict[str, _Part]]]] = []
         self._worker: ThreadPoolExecutor | None = None
+        self._keyed: tuple[bytes, int] | None = None  # (prefix, width) where docnos were encoded as keys
 
     def __enter__(self) -> DocEncoder:
         return self
@@ -120,7 +131,15 @@ class DocEncoder:
         """
         if not self._pending:
             return
-        halves = _split_queries(self._pending)
+        keyed = _keyed_runs(self._pending) if last and not self._jobs else None  # the only batch
+        if keyed is not None:
+            self._keyed = keyed[:2]
+            keys = keyed[2]
+            halves = _split_queries(self._pending, lambda number, run, start, rows: keys[number][start:start + rows])
+            encode = _factorize_queries
+        else:
+            halves = _split_queries(self._pending, _docs_slice)
+            encode = _encode_queries
         for _, run in self._pending:
             run.docs = None  # the jobs hold the slices they need
         self._pending, self._rows = [], 0
@@ -129,13 +148,13 @@ class DocEncoder:
         if len(self._jobs) >= self.IN_FLIGHT:  # bound the strings held: wait for an older batch
             for job in self._jobs[-self.IN_FLIGHT]:
                 job.result()
-        first = self._worker.submit(_encode_queries, halves[0])
+        first = self._worker.submit(encode, halves[0])
         if last:
             here: Future[dict[str, _Part]] = Future()
-            here.set_result(_encode_queries(halves[1]))
+            here.set_result(encode(halves[1]))
             self._jobs.append([first, here])
         else:
-            self._jobs.append([first, self._worker.submit(_encode_queries, halves[1])])
+            self._jobs.append([first, self._worker.submit(encode, halves[1])])
 
     def finish(self, queries: pd.Index, bounds: np.ndarray) -> EncodedDocs:
         """Encode what is left, then code every row against the campaign's sorted vocabularies.
@@ -161,16 +180,20 @@ class DocEncoder:
         maps: list[list[np.ndarray | None]] = []  # per query, per part: the part's codes in the query's union
         for qid in ids:
             parts = by_query.get(qid, [])
-            dictionaries = [p.dictionary if p.dictionary.type == kind else p.dictionary.cast(kind) for p in parts]
-            if len(parts) <= 1:
-                unions.append(dictionaries[0] if parts else pa.array([], type=kind))
+            if self._keyed is not None or len(parts) <= 1:  # keys: one batch, so one part a query
+                empty = np.zeros(0, dtype=np.uint64) if self._keyed is not None else pa.array([], type=kind)
+                unions.append(parts[0].dictionary if parts else empty)
                 maps.append([None] * len(parts))
                 continue
+            dictionaries = [p.dictionary if p.dictionary.type == kind else p.dictionary.cast(kind) for p in parts]
             union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
             unions.append(union.chunk(union.num_chunks - 1).dictionary)
             maps.append([c.indices.to_numpy(zero_copy_only=False) for c in union.chunks])
         sizes = np.array([len(u) for u in unions], dtype=np.int64)
-        docs, entry_doc = distinct_sorted(pa.chunked_array(unions, type=kind))
+        if self._keyed is not None:
+            docs, entry_doc = _distinct_keys(np.concatenate(unions), *self._keyed)
+        else:
+            docs, entry_doc = distinct_sorted(pa.chunked_array(unions, type=kind))
         entry_query = np.repeat(np.arange(len(ids), dtype=np.int32), sizes)
         # A query's entries are distinct docnos: sorted by (query, docno), they are the sorted pair keys.
         by_pair = np.argsort(pair_keys(entry_query, entry_doc))
@@ -193,20 +216,25 @@ class DocEncoder:
         return EncodedDocs(docs=vocabulary, doc=doc, pair=pair, unique_keys=unique_keys)
 
 
-def _split_queries(runs: list[tuple[int, QueryBlocks]]) -> tuple[dict[str, list[tuple[int, int, int, Any]]], ...]:
+_Block = tuple[int, int, int, Any]  # (run number, first row, rows, what the job reads of them)
+
+
+def _split_queries(runs: list[tuple[int, QueryBlocks]], read: Callable[[int, QueryBlocks, int, int], Any]
+                   ) -> tuple[dict[str, list[_Block]], ...]:
     """The blocks of ``runs`` grouped by query id, the queries shared out in two halves of about equal rows.
 
-    Each block is ``(run number, first row, rows, docno slice)``; slices are zero-copy views.
+    Each block is ``(run number, first row, rows, read(number, run, first row, rows))``: a zero-copy slice of
+    the run's docnos, or of their keys.
     """
-    groups: dict[str, list[tuple[int, int, int, Any]]] = {}
+    groups: dict[str, list[_Block]] = {}
     rows: dict[str, int] = {}
     for number, run in runs:
         heads = run.heads.tolist()
         for k, qid in enumerate(run.query_ids):
             start, stop = heads[k], heads[k + 1]
-            groups.setdefault(qid, []).append((number, start, stop - start, run.docs.slice(start, stop - start)))
+            groups.setdefault(qid, []).append((number, start, stop - start, read(number, run, start, stop - start)))
             rows[qid] = rows.get(qid, 0) + stop - start
-    halves: tuple[dict[str, list[tuple[int, int, int, Any]]], ...] = ({}, {})
+    halves: tuple[dict[str, list[_Block]], ...] = ({}, {})
     filled = [0, 0]
     for qid in sorted(groups, key=lambda q: -rows[q]):  # largest first, each to the lighter half
         side = 0 if filled[0] <= filled[1] else 1
@@ -215,7 +243,11 @@ def _split_queries(runs: list[tuple[int, QueryBlocks]]) -> tuple[dict[str, list[
     return halves
 
 
-def _encode_queries(groups: dict[str, list[tuple[int, int, int, Any]]]) -> dict[str, _Part]:
+def _docs_slice(number: int, run: QueryBlocks, start: int, rows: int) -> Any:
+    return run.docs.slice(start, rows)
+
+
+def _encode_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
     """Dictionary-encode each query's docnos on their own (a small hash table per query)."""
     import pyarrow as pa
 
@@ -235,6 +267,59 @@ def _encode_queries(groups: dict[str, list[tuple[int, int, int, Any]]]) -> dict[
         out[qid] = _Part(dictionary=dictionary, codes=codes.astype(np.int32, copy=False),
                          run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
     return out
+
+
+def _factorize_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
+    """Factorize each query's docno keys on their own (a small hash table of integers per query)."""
+    out = {}
+    for qid, blocks in groups.items():
+        codes, distinct = pd.factorize(np.concatenate([keys for *_, keys in blocks]))
+        meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
+        out[qid] = _Part(dictionary=distinct, codes=codes.astype(np.int32), run=meta[:, 0], start=meta[:, 1],
+                         length=meta[:, 2])
+    return out
+
+
+def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[int, np.ndarray]] | None:
+    """Exact leading-bytes keys of the runs' docnos, where all have one width at most 8 bytes past their prefix.
+
+    Returns ``(shared prefix, width, keys of each run's rows by run number)``, or None (then the docnos are
+    encoded as strings). The prefix is found column by column on the docnos' bytes, as long as all agree.
+    """
+    import pyarrow as pa
+
+    chunks = {number: [c for c in (run.docs.chunks if isinstance(run.docs, pa.ChunkedArray) else [run.docs])
+                       if len(c)] for number, run in runs}
+    layouts = [fixed_width(c) for part in chunks.values() for c in part]
+    grids = [grid for _, grid in layouts if grid is not None]
+    widths = {width for width, _ in layouts}
+    if not layouts or len(grids) < len(layouts) or len(widths) != 1:
+        return None
+    width = grids[0].shape[1]
+    reference = grids[0][0]
+    shared = width
+    for grid in grids:  # the bytes all docnos share: each grid can only shorten the prefix
+        column = 0
+        while column < shared and (grid[:, column] == reference[column]).all():
+            column += 1
+        shared = column
+    if width - shared > 8:
+        return None
+    made = iter(grid_keys(grid, shared) for grid in grids)  # the grids in the order of ``chunks``
+    keys = {number: np.concatenate([next(made) for _ in part]) if part else np.zeros(0, dtype=np.uint64)
+            for number, part in chunks.items()}
+    return reference[:shared].tobytes(), width, keys
+
+
+def _distinct_keys(keys: np.ndarray, prefix: bytes, width: int) -> tuple[Any, np.ndarray]:
+    """:func:`distinct_sorted` of the docnos whose exact keys are ``keys`` (see :func:`_keyed_runs`)."""
+    order = np.argsort(keys)
+    ordered = keys[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    code = np.empty(len(keys), dtype=np.int32)
+    code[order] = np.cumsum(new, dtype=np.int32) - 1
+    return strings_of_keys(ordered[new], prefix, width), code
 
 
 def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:

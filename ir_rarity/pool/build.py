@@ -76,13 +76,15 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
         bounds = np.concatenate([[0], np.cumsum(lengths)])
         queries, query_maps = _query_vocabulary(runs)
-        encoded_docs = encoder.finish(queries, bounds)
+        large = bounds[-1] >= _LARGE
+        query = np.empty(0 if large else bounds[-1], dtype=np.int32)  # a large campaign's once strings are gone
+        score = np.empty(0 if large else bounds[-1], dtype=np.float64)
+        encoded_docs = encoder.finish(queries, bounds, (query, score))
     docs, doc, pair = encoded_docs.docs, encoded_docs.doc, encoded_docs.pair
-    large = bounds[-1] >= _LARGE
     if large:  # the frames and strings read are gone: return their pages before the campaign's arrays are made
         release_freed_memory()
-    query = np.empty(bounds[-1], dtype=np.int32)
-    score = np.empty(bounds[-1], dtype=np.float64)
+        query = np.empty(bounds[-1], dtype=np.int32)
+        score = np.empty(bounds[-1], dtype=np.float64)
     keep = np.ones(bounds[-1], dtype=bool) if duplicates == "first" else None
     repeats = _RepeatFinder(len(encoded_docs.unique_keys), int(lengths.max()))
     for i, name in enumerate(names):  # run by run into the campaign's arrays, in trec_eval order: each run's own
@@ -229,8 +231,11 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str], np.ndarray]:
     if len(heads) > max(1024, n // 8):
         codes, dictionary = _dictionary(strings)
         return codes, dictionary.to_pylist(), bounds
-    head_codes, distinct = _dictionary(strings.take(pa.array(heads)))
-    return np.repeat(head_codes, np.diff(bounds)), distinct.to_pylist(), bounds
+    head_ids = strings.take(pa.array(heads)).to_pylist()  # a few ids: numbered in Python
+    distinct = list(dict.fromkeys(head_ids))
+    number = {q: i for i, q in enumerate(distinct)}
+    head_codes = np.fromiter((number[q] for q in head_ids), dtype=np.int32, count=len(head_ids))
+    return np.repeat(head_codes, np.diff(bounds)), distinct, bounds
 
 
 def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.pages import touch_pages
 from ir_rarity.engine.ranking import pair_keys
 from ir_rarity.engine.strings import (
     fixed_width,
@@ -156,13 +157,15 @@ class DocEncoder:
         else:
             self._jobs.append([first, self._worker.submit(encode, halves[1])])
 
-    def finish(self, queries: pd.Index, bounds: np.ndarray) -> EncodedDocs:
+    def finish(self, queries: pd.Index, bounds: np.ndarray, arrays: tuple[np.ndarray, ...] = ()) -> EncodedDocs:
         """Encode what is left, then code every row against the campaign's sorted vocabularies.
 
         Args:
             queries: The campaign's sorted query-id vocabulary (every query id of the runs added).
             bounds: First row of each run in the campaign's arrays, and the number of rows (runs in the order
                 added).
+            arrays: The caller's new campaign-sized arrays: their pages are mapped (:func:`touch_pages`) on a worker
+                while this thread sorts the vocabulary, as are those of the arrays made here.
 
         """
         import pyarrow as pa
@@ -174,6 +177,11 @@ class DocEncoder:
                 for qid, part in job.result().items():
                     by_query.setdefault(qid, []).append(part)
         self._jobs = []
+        doc = np.empty(int(bounds[-1]), dtype=np.int32)
+        pair = np.empty(int(bounds[-1]), dtype=np.int32)
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ir_rarity-encode")
+        mapped = self._worker.submit(touch_pages, doc, pair, *arrays)  # the workers are idle from here
         kind = pa.large_string()  # 64-bit offsets: the union of the dictionaries may pass 2 GiB of docnos
         ids = [str(q) for q in queries]
         unions: list[Any] = []
@@ -200,9 +208,8 @@ class DocEncoder:
         entry_pair = np.empty(len(by_pair), dtype=np.int32)
         entry_pair[by_pair] = np.arange(len(by_pair), dtype=np.int32)
         unique_keys = pair_keys(entry_query[by_pair], entry_doc[by_pair])
-        doc = np.empty(int(bounds[-1]), dtype=np.int32)
-        pair = np.empty(int(bounds[-1]), dtype=np.int32)
         offset = np.concatenate([[0], np.cumsum(sizes)])
+        mapped.result()
         for q, qid in enumerate(ids):
             for part, to_union in zip(by_query.get(qid, []), maps[q], strict=True):
                 entry = offset[q] + (np.arange(len(part.dictionary)) if to_union is None else to_union)

@@ -137,3 +137,29 @@ def test_positions_in_a_large_vocabulary_equal_pandas_get_indexer() -> None:
     got = _positions_in(vocab, values)
     assert got.tolist() == vocab.get_indexer(values).tolist() == [5, -1, 69_999, 5, -1]
     assert _positions_in(vocab, pd.Index(["doc000007"], dtype=object)).tolist() == [7]
+
+
+def test_member_rows_read_labels_and_counts_of_the_rows_asked_as_of_all_rows() -> None:
+    """What a pool's rows give for some rows (labels, relevance, S_d) equals the whole arrays at those rows."""
+    from ir_rarity.engine.qrels import is_relevant
+
+    runs = _runs(1)
+    pool = Pool.from_runs(runs, duplicates="first")
+    frame = _reference(runs, None)
+    qrels = pd.DataFrame({"query_id": frame["query_id"], "doc_id": frame["doc_id"],
+                          "relevance": (frame["doc_id"].map(hash) % 3).astype(int)}).drop_duplicates(
+                              ["query_id", "doc_id"]).iloc[::2]  # half of the pairs judged, graded 0-2
+    rows = pool.member_rows(pool.encode_qrels(qrels))
+    label = rows.label  # every row's label, gathered once
+    expected = qrels.set_index(["query_id", "doc_id"])["relevance"]
+    encoded = _encoded(pool)
+    looked_up = [expected.get((q, d)) for q, d in zip(encoded["query_id"], encoded["doc_id"], strict=True)]
+    assert [None if v < 0 else v for v in label.tolist()] == looked_up
+    some = np.arange(0, len(label), 3)
+    assert rows.labels_at(some).tolist() == label[some].tolist()
+    for rel in (1, 2):
+        assert rows.relevant(rel).tolist() == is_relevant(label, rel).tolist()
+    for depth in (None, 2):
+        s_d, n_systems = rows.counts_at(depth)
+        part, systems = rows.counts_of(depth, some)
+        assert part.tolist() == s_d[some].tolist() and systems.tolist() == n_systems.tolist()

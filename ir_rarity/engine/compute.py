@@ -31,25 +31,39 @@ def s_d_depth(measure: Any) -> int | None:
 
 
 def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
-    """Per-row gain of the rarity-weighted measures for the rows selected by ``keep`` (0 where not relevant)."""
-    s_d, n_systems = rows.counts(s_d_depth(measure))
+    """Per-row gain of the rarity-weighted measures for the rows selected by ``keep`` (0 where not relevant).
+
+    S_d and labels are read for the relevant rows only: the gain of the others is 0.
+    """
     relevant = rows.relevant(measure["rel"])[keep]
-    weight = _row_weights(measure, rows, s_d[keep], n_systems[rows.run[keep]], rows.query[keep])
+    chosen = np.flatnonzero(keep)[relevant]
+    s_d, n_systems = rows.counts_of(s_d_depth(measure), chosen)
+    if measure["bounded"]:  # the check of every run with a row read, relevant or not
+        _check_bounded(measure, n_systems[rows.run[keep]])
+    weight = _row_weights(measure, rows, s_d, n_systems[rows.run[chosen]], rows.query[chosen])
     if measure["gain"] == "graded":
-        weight = weight * np.where(relevant, rows.label[keep], 0).astype(np.float64)
-    return np.where(relevant, weight, 0.0)
+        weight = weight * rows.labels_at(chosen).astype(np.float64)
+    gain = np.zeros(len(relevant))
+    gain[relevant] = weight
+    return gain
 
 
 def _row_weights(measure: Any, rows: Rows, s_d: np.ndarray, n_systems: np.ndarray, query: np.ndarray
                  ) -> np.ndarray:
     bounded = measure["bounded"]
-    if bounded and len(n_systems) and n_systems.min() < 2:
-        raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
-                             f"the pool has S = {n_systems.min():g}")
+    if bounded:
+        _check_bounded(measure, n_systems)
     alpha = extensions.row_alpha(measure["alpha"], measure["alpha_per_topic"],
                                  rows.qrels.n_relevant(measure["rel"]), query)
     rarity = extensions.row_rarity(s_d, n_systems, bounded, measure["weighting"])
     return (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
+
+
+def _check_bounded(measure: Any, n_systems: np.ndarray) -> None:
+    """The bounded variant divides by S - 1: refuse S < 2."""
+    if len(n_systems) and n_systems.min() < 2:
+        raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
+                             f"the pool has S = {n_systems.min():g}")
 
 
 def _cut(measure: Any, rows: Rows) -> np.ndarray:

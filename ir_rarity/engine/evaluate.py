@@ -137,7 +137,7 @@ def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
     def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         return (*campaign.reading_probabilities(cutoff), member(cutoff))
 
-    rows = Rows(run=run, query=query, rank=rank, pair_keys=key, label=qrels.lookup(key), present=present,
+    rows = Rows(run=run, query=query, rank=rank, pair_keys=key, labels=qrels.lookup(key), present=present,
                 n_runs=ranked.n_runs, qrels=qrels, counts_at=counts_at, key_counts=campaign.count_keys,
                 probabilities_at=probabilities_at)
     return rows, membership

@@ -112,7 +112,7 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     else:
         keep = rows.rank < cutoff
         own = reading_probability(rows.rank[keep], cutoff)  # only the rows read
-    relevant = is_relevant(rows.label[keep], rel)
+    relevant = rows.relevant(rel)[keep]
     chosen = np.flatnonzero(keep)[relevant]
     own, key, cell, run = own[relevant], rows.keys_at(chosen), cell[chosen], rows.run[chosen]
     total = sorted_lookup(table_keys, table_sums, key, 0.0)

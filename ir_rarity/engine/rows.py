@@ -40,13 +40,19 @@ class Rows:
         pair_keys: (query, document) pair key of each row in the campaign's codes, or a function giving the keys
             of the rows it is given (an index or a slice): then keys are made only for the rows a measure reads
             (:meth:`keys_at`), or once for all when it reads :attr:`key`.
-        label: Relevance label of each row (:data:`~ir_rarity.engine.qrels.UNJUDGED` if not judged).
+        labels: Relevance label of each row (:data:`~ir_rarity.engine.qrels.UNJUDGED` if not judged), or a function
+            giving the labels of the rows it is given (an index or a slice): then labels are gathered only for the
+            rows a measure reads (:meth:`labels_at`), or once for all when it reads :attr:`label`.
         present: ``present[r, q]`` is True when run r retrieved anything for query q.
         n_runs: Number of evaluated runs.
         qrels: The encoded qrels.
         counts_at: See :data:`CountsAt`.
         key_counts: See :data:`KeyCounts` (needed by measures that weigh unretrieved documents, ``R_rare``).
         probabilities_at: See :data:`ProbabilitiesAt` (needed by ``U_novel``).
+        relevant_at: Optional: for a threshold, whether each row is relevant, made without every row's label
+            (equal to :func:`~ir_rarity.engine.qrels.is_relevant` of :attr:`label`).
+        counts_for: Optional: for a depth and row numbers, ``(S_d of those rows, S per run)``, without S_d of every
+            row (equal to ``counts_at`` at those rows).
 
     """
 
@@ -54,13 +60,15 @@ class Rows:
     query: np.ndarray
     rank: np.ndarray
     pair_keys: np.ndarray | Callable[[np.ndarray | slice], np.ndarray]
-    label: np.ndarray
+    labels: np.ndarray | Callable[[np.ndarray | slice], np.ndarray]
     present: np.ndarray
     n_runs: int
     qrels: EncodedQrels
     counts_at: CountsAt
     key_counts: KeyCounts | None = None
     probabilities_at: ProbabilitiesAt | None = None
+    relevant_at: Callable[[int], np.ndarray] | None = None
+    counts_for: Callable[[int | None, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
     _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -69,6 +77,24 @@ class Rows:
         if callable(self.pair_keys):
             self.pair_keys = self.pair_keys(slice(None))
         return self.pair_keys
+
+    @property
+    def label(self) -> np.ndarray:
+        """Relevance label of each row (see ``labels``)."""
+        if callable(self.labels):
+            self.labels = self.labels(slice(None))
+        return self.labels
+
+    def labels_at(self, rows: np.ndarray) -> np.ndarray:
+        """Labels of the given rows (row numbers or a mask), without gathering every row's label."""
+        return self.labels(rows) if callable(self.labels) else self.labels[rows]
+
+    def counts_of(self, depth: int | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(S_d of the given rows, S per run)`` at ``depth``, without S_d of every row where rows can tell."""
+        if self.counts_for is None or ("counts", depth) in self._cache:
+            s_d, n_systems = self.counts(depth)
+            return s_d[rows], n_systems
+        return self.counts_for(depth, rows)
 
     def keys_at(self, rows: np.ndarray) -> np.ndarray:
         """Pair keys of the given rows (row numbers or a mask), without making every row's key."""
@@ -117,7 +143,9 @@ class Rows:
 
     def relevant(self, rel: int) -> np.ndarray:
         """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""
-        return self._cached(("relevant", rel), lambda: is_relevant(self.label, rel))
+        relevant_at = self.relevant_at
+        return self._cached(("relevant", rel), lambda: relevant_at(rel) if relevant_at is not None
+                            else is_relevant(self.label, rel))
 
     def relevant_positions(self, rel: int) -> tuple[np.ndarray, np.ndarray]:
         """Row numbers of the relevant rows at ``rel``, and each one's 1-based position in its cell among them.
@@ -154,6 +182,6 @@ class Rows:
             return s_d[keep], n_systems
 
         return Rows(run=self.run[keep], query=self.query[keep], rank=rank.astype(self.rank.dtype),
-                    pair_keys=self.key[keep], label=self.label[keep], present=self.present, n_runs=self.n_runs,
+                    pair_keys=self.key[keep], labels=self.label[keep], present=self.present, n_runs=self.n_runs,
                     qrels=self.qrels, counts_at=kept_counts, key_counts=self.key_counts,
                     probabilities_at=self.probabilities_at)

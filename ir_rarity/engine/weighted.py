@@ -99,6 +99,6 @@ class WeightedCampaign:
                                            weights=run_weight[base.run])
             return keys, sums, round(float(run_weight.sum())), ~newcomer
 
-        return Rows(run=base.run, query=base.query, rank=base.rank, pair_keys=base.key, label=base.label,
+        return Rows(run=base.run, query=base.query, rank=base.rank, pair_keys=base.key, labels=base.label,
                     present=base.present, n_runs=base.n_runs, qrels=base.qrels, counts_at=counts_at,
                     key_counts=key_counts, probabilities_at=probabilities_at)

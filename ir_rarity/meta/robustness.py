@@ -110,7 +110,7 @@ class _Sampler:
             return sorted_lookup(self.unique_keys, sample_counts(depth), keys, 0)
 
         rows = Rows(run=run_of, query=full.query[kept], rank=full.rank[kept], pair_keys=full.key[kept],
-                    label=full.label[kept], present=full.present[picked], n_runs=len(picked), qrels=self.encoded,
+                    labels=full.label[kept], present=full.present[picked], n_runs=len(picked), qrels=self.encoded,
                     counts_at=counts_at, key_counts=key_counts)
         return compute(measure, rows)
 
@@ -144,7 +144,7 @@ def _prefix_rows(rows: Rows, n: int) -> Rows:
         return s_d[:n], n_systems
 
     return Rows(run=rows.run[:n], query=rows.query[:n], rank=rows.rank[:n], pair_keys=rows.key[:n],
-                label=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at,
+                labels=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at,
                 key_counts=rows.key_counts)
 
 
@@ -165,7 +165,7 @@ def _members_joined_by(members: Rows, keys: np.ndarray, n_systems: int) -> Rows:
         assert members.key_counts is not None
         return members.key_counts(other, depth) + np.isin(other, keys)
 
-    return Rows(run=members.run, query=members.query, rank=members.rank, pair_keys=members.key, label=members.label,
+    return Rows(run=members.run, query=members.query, rank=members.rank, pair_keys=members.key, labels=members.label,
                 present=members.present, n_runs=members.n_runs, qrels=members.qrels, counts_at=counts_at,
                 key_counts=key_counts)
 

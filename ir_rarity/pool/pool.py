@@ -20,7 +20,7 @@ from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.pages import without_hugepage_advice
-from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.ranked import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
@@ -388,15 +388,18 @@ class Pool:
         n_systems = np.full(n_runs, float(self.num_systems))
         member = np.ones(n_runs, dtype=bool)
         codes = self._key_code[keep_rows]
-        label = self._labels_of_keys(qrels)[codes]
+        key_labels = self._labels_of_keys(qrels)
 
         def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:  # S_d fits 32 bits: half the memory
             return self._count_table(depth)[codes], n_systems
 
-        return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]], label=label,
-                    present=present,
-                    n_runs=n_runs, qrels=qrels, counts_at=counts_at, key_counts=self.count_keys,
-                    probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member))
+        # Rows are labelled, counted and keyed through their pair codes, for the rows a measure reads.
+        return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]],
+                    labels=lambda rows: key_labels[codes[rows]], present=present, n_runs=n_runs, qrels=qrels,
+                    counts_at=counts_at, key_counts=self.count_keys,
+                    probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member),
+                    relevant_at=lambda rel: is_relevant(key_labels, rel)[codes],
+                    counts_for=lambda depth, rows: (self._count_table(depth)[codes[rows]], n_systems))
 
     def _labels_of_keys(self, qrels: EncodedQrels) -> np.ndarray:
         """The label of every pair key in ``qrels``, computed once for the blocks of one evaluation."""

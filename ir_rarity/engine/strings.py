@@ -138,17 +138,23 @@ def fixed_width(strings: Any) -> tuple[int | None, np.ndarray | None]:
     return width, np.ndarray((len(strings), width), dtype=np.uint8, buffer=data, offset=int(offsets[0]))
 
 
-def grid_keys(grid: np.ndarray, shared: int) -> np.ndarray:
-    """:func:`leading_bytes` keys of strings of one width, from their ``(len, width)`` bytes (:func:`fixed_width`)."""
+def grid_keys(grid: np.ndarray, shared: int, native: bool = True) -> np.ndarray:
+    """:func:`leading_bytes` keys of strings of one width, from their ``(len, width)`` bytes (:func:`fixed_width`).
+
+    Without ``native``, the keys may be a big-endian view of the strings' own bytes (no copy), to be converted
+    where they are copied anyway (``np.concatenate(..., dtype=np.uint64)``).
+    """
     n, width = grid.shape
     taken = min(8, width - shared)
     if taken == 8 and grid.strides == (width, 1):  # 8 bytes of each, read in place as one big-endian integer
         layout = np.dtype({"names": ["k"], "formats": [">u8"], "offsets": [shared], "itemsize": width})
-        return np.ndarray((n,), dtype=layout, buffer=grid)["k"].astype(np.uint64)
+        view = np.ndarray((n,), dtype=layout, buffer=grid)["k"]
+        return view.astype(np.uint64) if native else view
     padded = np.zeros((n, 8), dtype=np.uint8)
     if taken > 0:
         padded[:, :taken] = grid[:, shared:shared + taken]
-    return padded.view(">u8").reshape(n).astype(np.uint64)
+    view = padded.view(">u8").reshape(n)
+    return view.astype(np.uint64) if native else view
 
 
 def leading_bytes(strings: Any, shared: int) -> Keyed:

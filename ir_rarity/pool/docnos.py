@@ -57,7 +57,7 @@ class _Part:
     """The rows of one query in one encoding job: their codes in the job's dictionary, and where they belong."""
 
     dictionary: Any  # pyarrow array of the distinct docnos
-    codes: np.ndarray  # int32 code of each row, blocks one after the other
+    codes: np.ndarray  # code of each row (int32; as pandas gives them for keys), blocks one after the other
     run: np.ndarray  # run number of each block (the order runs were added)
     start: np.ndarray  # first row of each block within its run
     length: np.ndarray  # rows of each block
@@ -280,10 +280,9 @@ def _factorize_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
     """Factorize each query's docno keys on their own (a small hash table of integers per query)."""
     out = {}
     for qid, blocks in groups.items():
-        codes, distinct = pd.factorize(np.concatenate([keys for *_, keys in blocks]))
+        codes, distinct = pd.factorize(np.concatenate([keys for *_, keys in blocks], dtype=np.uint64))
         meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
-        out[qid] = _Part(dictionary=distinct, codes=codes.astype(np.int32), run=meta[:, 0], start=meta[:, 1],
-                         length=meta[:, 2])
+        out[qid] = _Part(dictionary=distinct, codes=codes, run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
     return out
 
 
@@ -291,7 +290,9 @@ def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[i
     """Exact leading-bytes keys of the runs' docnos, where all have one width at most 8 bytes past their prefix.
 
     Returns ``(shared prefix, width, keys of each run's rows by run number)``, or None (then the docnos are
-    encoded as strings). The prefix is found column by column on the docnos' bytes, as long as all agree.
+    encoded as strings). The prefix is found column by column on the docnos' bytes, as long as all agree. A
+    run's keys are a view of its docnos' bytes where it can be (big-endian: converted when a query's are put
+    together).
     """
     import pyarrow as pa
 
@@ -312,9 +313,9 @@ def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[i
         shared = column
     if width - shared > 8:
         return None
-    made = iter(grid_keys(grid, shared) for grid in grids)  # the grids in the order of ``chunks``
-    keys = {number: np.concatenate([next(made) for _ in part]) if part else np.zeros(0, dtype=np.uint64)
-            for number, part in chunks.items()}
+    made = iter(grid_keys(grid, shared, native=False) for grid in grids)  # the grids in the order of ``chunks``
+    keys = {number: (next(made) if len(part) == 1 else np.concatenate([next(made) for _ in part], dtype=np.uint64))
+            if part else np.zeros(0, dtype=np.uint64) for number, part in chunks.items()}
     return reference[:shared].tobytes(), width, keys
 
 

@@ -163,3 +163,32 @@ def test_member_rows_read_labels_and_counts_of_the_rows_asked_as_of_all_rows() -
         s_d, n_systems = rows.counts_at(depth)
         part, systems = rows.counts_of(depth, some)
         assert part.tolist() == s_d[some].tolist() and systems.tolist() == n_systems.tolist()
+
+
+_ONE_WIDTH = {  # docno of the i-th of _DOCNOS; whether all have one width at most 8 bytes past their prefix
+    "d{:03d}": (lambda i: f"d{i * 7:03d}", True),
+    "doc{:06d}": (lambda i: f"doc{i * 7:06d}", True),
+    "clueweb": (lambda i: f"clueweb09-en0000-{i * 7:08d}", True),
+    "NUL byte": (lambda i: f"z{i * 7:03d}\x00", True),
+    "8 bytes": (lambda i: f"{i * 23456789 % 10**8:08d}", True),
+    "past 8 bytes": (lambda i: f"{i % 5:02d}xxxxxxxx{i:03d}", False),  # 12 bytes past the prefix "0"
+    "widths": (lambda i: str(i * 7), False),
+}
+
+
+@pytest.mark.parametrize("shape", list(_ONE_WIDTH))
+def test_docnos_of_one_width_are_encoded_as_keys_and_equal_the_reference(monkeypatch: pytest.MonkeyPatch,
+                                                                         shape: str) -> None:
+    """Runs given in memory whose docnos have one width past a shared prefix: the integer-key path, same rows."""
+    make, keyed = _ONE_WIDTH[shape]
+    factorized = []
+    real = docnos._factorize_queries
+    monkeypatch.setattr(docnos, "_factorize_queries", lambda groups: factorized.append(1) or real(groups))
+    for seed in range(3):
+        runs = {name: frame.assign(doc_id=frame["doc_id"].map(lambda d: make(_DOCNOS.index(d))))
+                for name, frame in _runs(seed).items()}
+        pool = Pool.from_runs(runs, duplicates="first")
+        expected = _reference(runs, None)
+        pd.testing.assert_frame_equal(_encoded(pool), expected, check_dtype=False, check_exact=True)
+        assert list(pool.encoded.docs) == sorted(set(expected["doc_id"]))
+    assert bool(factorized) == keyed

@@ -192,3 +192,25 @@ def test_docnos_of_one_width_are_encoded_as_keys_and_equal_the_reference(monkeyp
         pd.testing.assert_frame_equal(_encoded(pool), expected, check_dtype=False, check_exact=True)
         assert list(pool.encoded.docs) == sorted(set(expected["doc_id"]))
     assert bool(factorized) == keyed
+
+
+def test_only_frames_given_in_memory_are_encoded_in_one_batch(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Run files named in a mapping are read one by one: their docnos are encoded in batches, as for a folder."""
+    held = []
+    real = docnos.DocEncoder.__init__
+
+    def spy(self: docnos.DocEncoder, held_runs: bool = False) -> None:
+        held.append(held_runs)
+        real(self, held_runs)
+
+    monkeypatch.setattr(docnos.DocEncoder, "__init__", spy)
+    runs = {name: frame for name, frame in _runs(0).items() if len(frame)}  # an empty run file is refused
+    paths = {}
+    for name, frame in runs.items():
+        paths[name] = tmp_path / name
+        lines = [f"{q} Q0 {d} {i} {s!r} {name}" for i, (q, d, s) in enumerate(frame.itertuples(index=False))]
+        paths[name].write_text("".join(line + "\n" for line in lines))
+    by_frame = Pool.from_runs(runs, duplicates="first")
+    by_path = Pool.from_runs({name: str(path) for name, path in paths.items()}, duplicates="first")
+    assert held == [True, False]
+    pd.testing.assert_frame_equal(_encoded(by_path), _encoded(by_frame))

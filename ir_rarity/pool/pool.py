@@ -116,7 +116,8 @@ class Pool:
         team_map = read_teams(teams) if teams is not None else None
         named = iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress)
         keep = None if keep_depth is None else check_depth(keep_depth, "keep_depth")
-        held = isinstance(runs, Mapping)  # frames (or rows) the caller holds, not files read one by one
+        # Frames the caller holds anyway (not files read one by one, nor rows made into new frames here).
+        held = isinstance(runs, Mapping) and all(isinstance(run, pd.DataFrame) for run in runs.values())
         encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held)
         pool = cls(encoded, key_codes)
         note_origin(pool, runs, "runs")

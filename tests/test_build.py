@@ -214,3 +214,17 @@ def test_only_frames_given_in_memory_are_encoded_in_one_batch(monkeypatch: pytes
     by_path = Pool.from_runs({name: str(path) for name, path in paths.items()}, duplicates="first")
     assert held == [True, False]
     pd.testing.assert_frame_equal(_encoded(by_path), _encoded(by_frame))
+
+
+@pytest.mark.parametrize("kind", ["arrow string", "string[python]", "object"])
+def test_docno_columns_of_any_string_type_give_the_same_pool(kind: str) -> None:
+    """32-bit Arrow offsets (parquet read with the pyarrow backend), pandas' python strings, objects: one pool."""
+    import pyarrow as pa
+
+    runs = _runs(2)  # docnos of several widths: the string path
+    as_type = {"arrow string": pd.ArrowDtype(pa.string()), "string[python]": pd.StringDtype("python"),
+               "object": object}[kind]
+    converted = {name: frame.astype({"query_id": as_type, "doc_id": as_type}) for name, frame in runs.items()}
+    pool = Pool.from_runs(converted, duplicates="first")
+    expected = _reference(runs, None)
+    pd.testing.assert_frame_equal(_encoded(pool), expected, check_dtype=False, check_exact=True)

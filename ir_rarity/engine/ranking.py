@@ -87,8 +87,10 @@ def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[n
 def _positions_in(vocab: pd.Index, values: pd.Index) -> np.ndarray:
     """Position of each of ``values`` in the unique ``vocab``, -1 where absent (``vocab.get_indexer(values)``).
 
-    A large Arrow-backed vocabulary (a campaign's docnos) is searched by pyarrow's hash join of strings, which
-    spares pandas' conversion of every docno to a Python object for its hash table.
+    A large Arrow-backed vocabulary (a campaign's sorted docnos) is searched by a binary search of the values'
+    leading bytes (:func:`~ir_rarity.engine.strings.positions_in_sorted`); where those do not tell its docnos
+    apart, pyarrow hashes the values sought and probes them with the vocabulary. Either spares pandas'
+    conversion of every docno to a Python object for its hash table.
     """
     to_arrow = getattr(vocab.array, "__arrow_array__", None)
     if to_arrow is None or len(vocab) < 1 << 16 or vocab.dtype == object:

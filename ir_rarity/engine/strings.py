@@ -18,9 +18,12 @@ import numpy as np
 
 __all__ = [
     "Keyed",
+    "fixed_width",
+    "grid_keys",
     "key_order",
     "keys_exact",
     "leading_bytes",
+    "one_array",
     "positions_in_sorted",
     "shared_prefix",
     "string_order",
@@ -42,7 +45,7 @@ def string_order(strings: Any) -> np.ndarray:
 
     Strings are compared by 8 bytes at a time first: past the prefix that all of them share (that of the smallest
     and the largest), the next 8 bytes of each, padded with zero bytes, as one big-endian integer
-    (:func:`_leading_bytes`). Only strings that tie on that integer, where it does not tell all strings apart,
+    (:func:`leading_bytes`). Only strings that tie on that integer, where it does not tell all strings apart,
     are compared whole, by pyarrow. Docnos of a campaign mostly differ within their first 8 bytes past a common
     prefix.
     """
@@ -96,7 +99,7 @@ def shared_prefix(strings: Any) -> bytes:
 
 @dataclass
 class Keyed:
-    """Leading-bytes keys of some strings (:func:`_leading_bytes`), and what tells whether they are exact."""
+    """Leading-bytes keys of some strings (:func:`leading_bytes`), and what tells whether they are exact."""
 
     key: np.ndarray
     short: bool  # every string at most 8 bytes past the shared prefix
@@ -178,7 +181,7 @@ def leading_bytes(strings: Any, shared: int) -> Keyed:
 
 
 def strings_of_keys(keys: np.ndarray, prefix: bytes, width: int | None) -> Any:
-    """The strings (pyarrow large_string) whose exact :func:`_leading_bytes` after ``prefix`` are ``keys``.
+    """The strings (pyarrow large_string) whose exact :func:`leading_bytes` after ``prefix`` are ``keys``.
 
     With one ``width``, each is the prefix and the first ``width - len(prefix)`` bytes of its key; otherwise the
     key's zero bytes are padding (exact keys of strings of several lengths hold no zero byte).

@@ -57,7 +57,7 @@ class _Part:
     """The rows of one query in one encoding job: their codes in the job's dictionary, and where they belong."""
 
     dictionary: Any  # pyarrow array of the distinct docnos
-    codes: np.ndarray  # code of each row (int32; as pandas gives them for keys), blocks one after the other
+    codes: np.ndarray  # code of each row (int32; int64 as pandas gives them for keys), blocks one after the other
     run: np.ndarray  # run number of each block (the order runs were added)
     start: np.ndarray  # first row of each block within its run
     length: np.ndarray  # rows of each block
@@ -190,7 +190,10 @@ class DocEncoder:
             parts = by_query.get(qid, [])
             if self._keyed is not None or len(parts) <= 1:  # keys: one batch, so one part a query
                 empty = np.zeros(0, dtype=np.uint64) if self._keyed is not None else pa.array([], type=kind)
-                unions.append(parts[0].dictionary if parts else empty)
+                union: Any = parts[0].dictionary if parts else empty
+                if self._keyed is None and union.type != kind:  # 32-bit offsets (pa.string) as given
+                    union = union.cast(kind)
+                unions.append(union)
                 maps.append([None] * len(parts))
                 continue
             dictionaries = [p.dictionary if p.dictionary.type == kind else p.dictionary.cast(kind) for p in parts]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -228,3 +230,23 @@ def test_docno_columns_of_any_string_type_give_the_same_pool(kind: str) -> None:
     pool = Pool.from_runs(converted, duplicates="first")
     expected = _reference(runs, None)
     pd.testing.assert_frame_equal(_encoded(pool), expected, check_dtype=False, check_exact=True)
+
+
+@pytest.mark.parametrize("shape", ["doc{:06d}", "widths"])
+def test_docno_columns_in_several_arrow_chunks_give_the_same_pool(shape: str) -> None:
+    """Arrow columns in chunks (as pyarrow's CSV reader makes them), split inside a query's rows."""
+    import pyarrow as pa
+
+    make = _ONE_WIDTH[shape][0] if shape in _ONE_WIDTH else (lambda i: f"doc{i * 7:06d}")
+    for seed in range(3):
+        runs = {}
+        for name, frame in _runs(seed).items():
+            ids = [make(_DOCNOS.index(d)) for d in frame["doc_id"]]
+            cut = [0, len(ids) // 3, len(ids) // 3 + 1, len(ids)]  # a chunk of one row too
+            chunked = pa.chunked_array([pa.array(ids[a:b], type=pa.large_string()) for a, b in itertools.pairwise(cut)],
+                                       type=pa.large_string())
+            runs[name] = pd.DataFrame({"query_id": pd.array(frame["query_id"].tolist(), dtype="string[pyarrow]"),
+                                       "doc_id": pd.arrays.ArrowStringArray(chunked), "score": frame["score"]})
+        pool = Pool.from_runs(runs, duplicates="first")
+        plain = {name: frame.assign(doc_id=frame["doc_id"].astype(object)) for name, frame in runs.items()}
+        pd.testing.assert_frame_equal(_encoded(pool), _reference(plain, None), check_dtype=False, check_exact=True)

@@ -136,7 +136,7 @@ class DocEncoder:
         if keyed is not None:
             self._keyed = keyed[:2]
             keys = keyed[2]
-            halves = _split_queries(self._pending, lambda number, run, start, rows: keys[number][start:start + rows])
+            halves = _split_queries(self._pending, lambda number, run, start, rows: _pieces(keys[number], start, rows))
             encode = _factorize_queries
         else:
             halves = _split_queries(self._pending, _docs_slice)
@@ -283,19 +283,20 @@ def _factorize_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
     """Factorize each query's docno keys on their own (a small hash table of integers per query)."""
     out = {}
     for qid, blocks in groups.items():
-        codes, distinct = pd.factorize(np.concatenate([keys for *_, keys in blocks], dtype=np.uint64))
+        codes, distinct = pd.factorize(np.concatenate([piece for *_, pieces in blocks for piece in pieces],
+                                                      dtype=np.uint64))
         meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
         out[qid] = _Part(dictionary=distinct, codes=codes, run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
     return out
 
 
-def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[int, np.ndarray]] | None:
+def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[int, list[np.ndarray]]] | None:
     """Exact leading-bytes keys of the runs' docnos, where all have one width at most 8 bytes past their prefix.
 
     Returns ``(shared prefix, width, keys of each run's rows by run number)``, or None (then the docnos are
     encoded as strings). The prefix is found column by column on the docnos' bytes, as long as all agree. A
-    run's keys are a view of its docnos' bytes where it can be (big-endian: converted when a query's are put
-    together).
+    run's keys are views of its docnos' bytes, one for each Arrow chunk where it can be (big-endian: converted
+    when a query's are put together).
     """
     import pyarrow as pa
 
@@ -317,9 +318,19 @@ def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[i
     if width - shared > 8:
         return None
     made = iter(grid_keys(grid, shared, native=False) for grid in grids)  # the grids in the order of ``chunks``
-    keys = {number: (next(made) if len(part) == 1 else np.concatenate([next(made) for _ in part], dtype=np.uint64))
-            if part else np.zeros(0, dtype=np.uint64) for number, part in chunks.items()}
+    keys = {number: [next(made) for _ in part] for number, part in chunks.items()}
     return reference[:shared].tobytes(), width, keys
+
+
+def _pieces(chunks: list[np.ndarray], start: int, rows: int) -> list[np.ndarray]:
+    """Rows ``start .. start + rows`` of a run whose keys come in ``chunks``: a view of each chunk they cross."""
+    out, first = [], 0
+    for chunk in chunks:
+        lo, hi = max(start, first), min(start + rows, first + len(chunk))
+        if lo < hi:
+            out.append(chunk[lo - first:hi - first])
+        first += len(chunk)
+    return out
 
 
 def _distinct_keys(keys: np.ndarray, prefix: bytes, width: int) -> tuple[Any, np.ndarray]:

@@ -293,10 +293,10 @@ def _factorize_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
 def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[int, list[np.ndarray]]] | None:
     """Exact leading-bytes keys of the runs' docnos, where all have one width at most 8 bytes past their prefix.
 
-    Returns ``(shared prefix, width, keys of each run's rows by run number)``, or None (then the docnos are
-    encoded as strings). The prefix is found column by column on the docnos' bytes, as long as all agree. A
-    run's keys are views of its docnos' bytes, one for each Arrow chunk where it can be (big-endian: converted
-    when a query's are put together).
+    Returns ``(the bytes before the keys, width, keys of each run's rows by run number)``, or None (then the
+    docnos are encoded as strings). The shared prefix is found column by column on the docnos' bytes, as long
+    as all agree. A run's keys are views of its docnos' bytes, one for each Arrow chunk where it can be
+    (big-endian: converted when a query's are put together).
     """
     import pyarrow as pa
 
@@ -317,9 +317,12 @@ def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[i
         shared = column
     if width - shared > 8:
         return None
-    made = iter(grid_keys(grid, shared, native=False) for grid in grids)  # the grids in the order of ``chunks``
+    # Keys may start before the end of the prefix (its bytes are the same in every docno): 8 bytes that end where
+    # the docno does are read in place, with no padded copy.
+    start = max(0, min(shared, width - 8))
+    made = iter(grid_keys(grid, start, native=False) for grid in grids)  # the grids in the order of ``chunks``
     keys = {number: [next(made) for _ in part] for number, part in chunks.items()}
-    return reference[:shared].tobytes(), width, keys
+    return reference[:start].tobytes(), width, keys
 
 
 def _pieces(chunks: list[np.ndarray], start: int, rows: int) -> list[np.ndarray]:

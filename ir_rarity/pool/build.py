@@ -46,8 +46,8 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     Each run is put in trec_eval order and checked for duplicate documents on its own, so no temporary array
     spans the whole campaign.
 
-    With ``held`` (the caller holds the frames: runs given in memory), docnos are encoded in larger batches,
-    since encoding early frees no strings.
+    With ``held`` (the caller holds the frames: runs given in memory), docnos are encoded in one batch (of up to
+    ``DocEncoder.HELD_BATCH_ROWS`` rows) once all runs are taken, since encoding early frees no strings.
 
     Returns:
         The encoded runs, and :func:`key_index` of their rows (computed on the way, kept by the pool).
@@ -77,7 +77,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         bounds = np.concatenate([[0], np.cumsum(lengths)])
         queries, query_maps = _query_vocabulary(runs)
         large = bounds[-1] >= _LARGE
-        query = np.empty(0 if large else bounds[-1], dtype=np.int32)  # a large campaign's once strings are gone
+        query = np.empty(0 if large else bounds[-1], dtype=np.int32)  # a large campaign's: once strings are gone
         score = np.empty(0 if large else bounds[-1], dtype=np.float64)
         encoded_docs = encoder.finish(queries, bounds, (query, score))
     docs, doc, pair = encoded_docs.docs, encoded_docs.doc, encoded_docs.pair

@@ -4,7 +4,10 @@ Docnos are dictionary-encoded one query at a time (:class:`DocEncoder`). A query
 documents, so its hash table holds some thousands of docnos and stays in the processor's cache; one table for a
 whole campaign (a million docnos) would not, and probing it costs a cache miss a row. The queries' dictionaries
 are then put together into the campaign's sorted docno vocabulary with one sort (:func:`distinct_sorted`), which
-also numbers the campaign's (query, docno) pairs in sorted order.
+also numbers the campaign's (query, docno) pairs in sorted order. Where all runs are encoded in one batch and
+every docno has one width at most 8 bytes past a prefix all share (CORD uids, numbered docnos), docnos are
+handled as 8-byte integers instead of strings (:func:`_keyed_runs`), hashed per query by pandas and sorted as
+integers; the vocabulary's strings are rebuilt from them.
 
 Strings are ordered by their UTF-8 bytes (code-point order, as Python and pyarrow compare them; see
 :func:`~ir_rarity.engine.strings.string_order`).
@@ -91,7 +94,8 @@ class DocEncoder:
     releases the interpreter while it hashes), in two jobs that share the batch's queries, while the next runs
     are read; the runs keep no strings then, so the strings of at most ``IN_FLIGHT`` batches and the one being
     filled are held. :meth:`finish` unifies each query's dictionaries across batches, sorts the union of all
-    queries' dictionaries once, and gives every row its docno code and pair code.
+    queries' dictionaries once, and gives every row its docno code and pair code. The only batch of a campaign
+    may be encoded as integer keys (see the module's docstring).
     """
 
     BATCH_ROWS = 1 << 19

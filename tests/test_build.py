@@ -139,6 +139,11 @@ def test_positions_in_a_large_vocabulary_equal_pandas_get_indexer() -> None:
     got = _positions_in(vocab, values)
     assert got.tolist() == vocab.get_indexer(values).tolist() == [5, -1, 69_999, 5, -1]
     assert _positions_in(vocab, pd.Index(["doc000007"], dtype=object)).tolist() == [7]
+    # Docnos alike in their first 8 bytes past the prefix (no binary search): the values are hashed instead.
+    long = pd.Index(pd.array([f"clueweb09-en0000-{i % 3}-{i:06d}" for i in range(70_000)], dtype="string[pyarrow]"))
+    sought = pd.Index(pd.array(["clueweb09-en0000-2-000005", "nope", "clueweb09-en0000-0-069999",
+                                "clueweb09-en0000-1-069999", "clueweb09-en0000-2-000005"], dtype="string[pyarrow]"))
+    assert _positions_in(long, sought).tolist() == long.get_indexer(sought).tolist() == [5, -1, 69_999, -1, 5]
 
 
 def test_member_rows_read_labels_and_counts_of_the_rows_asked_as_of_all_rows() -> None:

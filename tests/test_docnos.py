@@ -105,6 +105,21 @@ def test_positions_in_sorted_refuses_an_unsorted_vocabulary() -> None:
     assert positions_in_sorted(pa.array(["b", "a"]), pa.array(["a"])) is None
     assert positions_in_sorted(pa.array(["a", "a"]), pa.array(["a"])) is None
     assert positions_in_sorted(pa.array(["a", "b"]), pa.array(["b", "c"])).tolist() == [1, -1]
+    # First and last share "x000", the middle does not: keys past it still increase, one per string, so every
+    # value is found where it is.
+    unsorted = pa.array(["x0001", "y0002", "x0003"])
+    found = positions_in_sorted(unsorted, pa.array(["y0002", "x0002", "x0003", "y0003"]))
+    assert found is not None and found.tolist() == [1, -1, 2, -1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "ab", "ba", "é", "\x00", "zz", "a\x00"]), max_size=12),
+       st.lists(st.sampled_from(["a", "b", "ab", "ba", "é", "\x00", "zz", "a\x00", "q"]), max_size=6))
+def test_positions_in_any_distinct_vocabulary_are_right_or_refused(vocabulary: list[str], values: list[str]) -> None:
+    distinct = list(dict.fromkeys(vocabulary))  # in the order drawn: often not sorted
+    found = positions_in_sorted(pa.array(distinct, type=pa.large_string()), pa.array(values, type=pa.string()))
+    if found is not None:
+        assert found.tolist() == [distinct.index(v) if v in distinct else -1 for v in values]
 
 
 @pytest.mark.parametrize("digits", [5, 6, 7])  # 8 bytes past the prefix "doc", fewer, more

@@ -108,8 +108,8 @@ def _positions_in(vocab: pd.Index, values: pd.Index) -> np.ndarray:
     # not stay in the processor's cache.
     hit = pc.index_in(table, value_set=wanted.dictionary).fill_null(-1).to_numpy(zero_copy_only=False)
     where = np.full(len(wanted.dictionary), -1, dtype=np.int64)
-    found = np.flatnonzero(hit >= 0)
-    where[hit[found]] = found
+    rows = np.flatnonzero(hit >= 0)
+    where[hit[rows]] = rows
     return where[wanted.indices.to_numpy(zero_copy_only=False)]
 
 

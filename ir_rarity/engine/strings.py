@@ -209,8 +209,10 @@ def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
     """Position of each of pyarrow ``values`` in the sorted, distinct pyarrow strings ``vocabulary`` (-1: absent).
 
     Found by a binary search of the values' leading-bytes keys among the vocabulary's, each hit checked whole.
-    Returns None where the vocabulary's keys do not tell its strings apart or are not strictly increasing (the
-    vocabulary is then not known to be sorted and distinct: look the values up otherwise).
+    Where the vocabulary's keys strictly increase, each of its strings has a key of its own, so a value in the
+    vocabulary has its string's key and is found there; a value that is not is found nowhere (its hit is checked).
+    Returns None where the keys do not strictly increase (strings that share a key, or a vocabulary that is not
+    sorted): look the values up otherwise.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -218,11 +220,11 @@ def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
     if not len(vocabulary) or vocabulary.null_count or values.null_count:
         return None
     low, high = (str(vocabulary[i].as_py()).encode() for i in (0, len(vocabulary) - 1))
-    shared = 0
+    shared = 0  # the prefix of the first and the last: all strings' where the vocabulary is sorted
     while shared < min(len(low), len(high)) and low[shared] == high[shared]:
         shared += 1
     keyed = leading_bytes(vocabulary, shared)
-    if not keys_exact([keyed], keyed.width) or not (keyed.key[1:] > keyed.key[:-1]).all():  # not sorted, distinct
+    if not (keyed.key[1:] > keyed.key[:-1]).all():  # keys that do not each belong to one string, in order
         return None
     if not len(values):
         return np.zeros(0, dtype=np.int64)

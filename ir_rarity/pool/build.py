@@ -131,9 +131,9 @@ class _RepeatFinder:
         self.ramp = np.arange(longest, dtype=np.int32)
 
     def any(self, pair: np.ndarray) -> bool:
-        rows = self.ramp[:len(pair)]
-        self.slot[pair] = rows
-        return bool((self.slot[pair] != rows).any())
+        rows, at = self.ramp[:len(pair)], pair.astype(np.intp)  # one index array for the write and the read
+        self.slot[at] = rows
+        return bool((self.slot[at] != rows).any())
 
 
 _LARGE = 1 << 23

@@ -20,6 +20,7 @@ __all__ = [
     "block_starts",
     "decode_keys",
     "encode",
+    "inverse_permutation",
     "pair_keys",
     "ranks_within_blocks",
     "sorted_lookup",
@@ -205,3 +206,10 @@ def ranks_within_blocks(start: np.ndarray) -> np.ndarray:
     rank = np.arange(n, dtype=kind)
     rank -= np.repeat(heads.astype(kind), np.diff(np.append(heads, n)))
     return rank.astype(np.int32, copy=False)
+
+
+def inverse_permutation(order: np.ndarray) -> np.ndarray:
+    """The inverse of the permutation ``order`` (int32): where each item lands once put in that order."""
+    position = np.empty(len(order), dtype=np.int32)
+    position[order] = np.arange(len(order), dtype=np.int32)
+    return position

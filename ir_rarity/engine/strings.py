@@ -18,6 +18,7 @@ import numpy as np
 
 __all__ = [
     "Keyed",
+    "chunks_of",
     "fixed_width",
     "grid_keys",
     "key_order",
@@ -29,6 +30,13 @@ __all__ = [
     "string_order",
     "strings_of_keys",
 ]
+
+
+def chunks_of(strings: Any) -> list[Any]:
+    """The non-empty pyarrow Arrays of ``strings`` (an Array or a ChunkedArray)."""
+    import pyarrow as pa
+
+    return [c for c in (strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]) if len(c)]
 
 
 def one_array(strings: Any) -> Any:
@@ -91,10 +99,15 @@ def shared_prefix(strings: Any) -> bytes:
     import pyarrow.compute as pc
 
     low, high = (str(v.as_py()).encode() for v in pc.min_max(strings).values())
+    return low[:_common_prefix(low, high)]
+
+
+def _common_prefix(low: bytes, high: bytes) -> int:
+    """The number of leading bytes ``low`` and ``high`` share."""
     shared = 0
     while shared < min(len(low), len(high)) and low[shared] == high[shared]:
         shared += 1
-    return low[:shared]
+    return shared
 
 
 @dataclass
@@ -219,10 +232,8 @@ def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
 
     if not len(vocabulary) or vocabulary.null_count or values.null_count:
         return None
-    low, high = (str(vocabulary[i].as_py()).encode() for i in (0, len(vocabulary) - 1))
-    shared = 0  # the prefix of the first and the last: all strings' where the vocabulary is sorted
-    while shared < min(len(low), len(high)) and low[shared] == high[shared]:
-        shared += 1
+    first, last = (str(vocabulary[i].as_py()).encode() for i in (0, len(vocabulary) - 1))
+    shared = _common_prefix(first, last)  # all strings' where the vocabulary is sorted
     keyed = leading_bytes(vocabulary, shared)
     if not (keyed.key[1:] > keyed.key[:-1]).all():  # keys that do not each belong to one string, in order
         return None

@@ -19,6 +19,7 @@ from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
 from ir_rarity.engine.ranked import Duplicates, check_duplicates
 from ir_rarity.engine.ranking import (
     block_starts,
+    inverse_permutation,
     pair_keys,
     ranks_within_blocks,
     trec_order,
@@ -194,7 +195,7 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
     doc, doc_ids = _dictionary(docs)
     by_id = np.argsort(np.array(query_ids, dtype=object)).astype(np.int32)  # queries in id order, as the campaign
     query_ids = [query_ids[i] for i in by_id]
-    query = _positions(by_id)[query]
+    query = inverse_permutation(by_id)[query]
     order = trec_order(score, lambda rows: _tie_codes(doc_ids, doc[rows]), query)
     first = check_duplicates(None, pair_keys(query[order], doc[order]), duplicates,
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
@@ -268,22 +269,7 @@ def _tie_codes(doc_ids: Any, codes: np.ndarray) -> np.ndarray:
     A docno listed twice gets one code, so the stable sort keeps such rows in the order given.
     """
     distinct, inverse = np.unique(codes, return_inverse=True)
-    return _sorting_codes(doc_ids.take(distinct))[inverse.reshape(-1)]
-
-
-def _sorting_codes(strings: Any) -> np.ndarray:
-    """Position of each of ``strings`` in their sorted order: codes that order like the strings.
-
-    Equal strings get consecutive codes in the order given.
-    """
-    return _positions(string_order(strings))
-
-
-def _positions(order: np.ndarray) -> np.ndarray:
-    """The inverse of the permutation ``order`` (int32): where each item lands once put in that order."""
-    position = np.empty(len(order), dtype=np.int32)
-    position[order] = np.arange(len(order), dtype=np.int32)
-    return position
+    return inverse_permutation(string_order(doc_ids.take(distinct)))[inverse.reshape(-1)]
 
 
 def system_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.ndarray, list[str]]:
@@ -341,7 +327,7 @@ def key_index(query: np.ndarray, doc: np.ndarray, n_queries: int, n_docs: int) -
         return code, pair_keys(cells // n_docs, cells % n_docs)
     codes, uniques = pd.factorize(pair_keys(query, doc))
     order = np.argsort(uniques)
-    return _positions(order)[codes], np.asarray(uniques)[order]
+    return inverse_permutation(order)[codes], np.asarray(uniques)[order]
 
 
 _SLICE = 1 << 20  # rows per slice where a whole-campaign temporary is not needed

@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.pages import touch_pages
-from ir_rarity.engine.ranking import pair_keys
+from ir_rarity.engine.ranking import inverse_permutation, pair_keys
 from ir_rarity.engine.strings import (
+    chunks_of,
     fixed_width,
     grid_keys,
     key_order,
@@ -212,8 +213,7 @@ class DocEncoder:
         entry_query = np.repeat(np.arange(len(ids), dtype=np.int32), sizes)
         # A query's entries are distinct docnos: sorted by (query, docno), they are the sorted pair keys.
         by_pair = np.argsort(pair_keys(entry_query, entry_doc))
-        entry_pair = np.empty(len(by_pair), dtype=np.int32)
-        entry_pair[by_pair] = np.arange(len(by_pair), dtype=np.int32)
+        entry_pair = inverse_permutation(by_pair)
         unique_keys = pair_keys(entry_query[by_pair], entry_doc[by_pair])
         offset = np.concatenate([[0], np.cumsum(sizes)])
         mapped.result()
@@ -267,20 +267,22 @@ def _encode_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
 
     out = {}
     for qid, blocks in groups.items():
-        chunks: list[Any] = []
-        for *_, docs in blocks:
-            chunks.extend(c for c in (docs.chunks if isinstance(docs, pa.ChunkedArray) else [docs]) if len(c))
+        chunks = [c for *_, docs in blocks for c in chunks_of(docs)]
         kind = chunks[0].type
         if any(c.type != kind for c in chunks):  # 32- and 64-bit offsets from different sources
             kind = pa.large_string()
             chunks = [c.cast(kind) for c in chunks]
         encoded = pa.chunked_array(chunks, type=kind).dictionary_encode()
         codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
-        meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
         dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # the chunks share the whole dictionary
-        out[qid] = _Part(dictionary=dictionary, codes=codes.astype(np.int32, copy=False),
-                         run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
+        out[qid] = _part(dictionary, codes.astype(np.int32, copy=False), blocks)
     return out
+
+
+def _part(dictionary: Any, codes: np.ndarray, blocks: list[_Block]) -> _Part:
+    """A query's encoded rows: its dictionary, each row's code, and where its blocks belong."""
+    meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
+    return _Part(dictionary=dictionary, codes=codes, run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
 
 
 def _factorize_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
@@ -289,8 +291,7 @@ def _factorize_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
     for qid, blocks in groups.items():
         codes, distinct = pd.factorize(np.concatenate([piece for *_, pieces in blocks for piece in pieces],
                                                       dtype=np.uint64))
-        meta = np.array([b[:3] for b in blocks], dtype=np.int64).reshape(-1, 3)
-        out[qid] = _Part(dictionary=distinct, codes=codes, run=meta[:, 0], start=meta[:, 1], length=meta[:, 2])
+        out[qid] = _part(distinct, codes, blocks)
     return out
 
 
@@ -302,10 +303,7 @@ def _keyed_runs(runs: list[tuple[int, QueryBlocks]]) -> tuple[bytes, int, dict[i
     as all agree. A run's keys are views of its docnos' bytes, one for each Arrow chunk where it can be
     (big-endian: converted when a query's are put together).
     """
-    import pyarrow as pa
-
-    chunks = {number: [c for c in (run.docs.chunks if isinstance(run.docs, pa.ChunkedArray) else [run.docs])
-                       if len(c)] for number, run in runs}
+    chunks = {number: chunks_of(run.docs) for number, run in runs}
     layouts = [fixed_width(c) for part in chunks.values() for c in part]
     grids = [grid for _, grid in layouts if grid is not None]
     widths = {width for width, _ in layouts}
@@ -340,8 +338,11 @@ def _pieces(chunks: list[np.ndarray], start: int, rows: int) -> list[np.ndarray]
     return out
 
 
-def _distinct_keys(keys: np.ndarray, prefix: bytes, width: int) -> tuple[Any, np.ndarray]:
-    """:func:`distinct_sorted` of the docnos whose exact keys are ``keys`` (see :func:`_keyed_runs`)."""
+def _distinct_keys(keys: np.ndarray, prefix: bytes, width: int | None) -> tuple[Any, np.ndarray]:
+    """:func:`distinct_sorted` of the strings whose exact keys after ``prefix`` are ``keys``.
+
+    ``width`` is the strings' length if they have one (see :func:`~ir_rarity.engine.strings.strings_of_keys`).
+    """
     order = np.argsort(keys)
     ordered = keys[order]
     new = np.ones(len(keys), dtype=bool)
@@ -363,7 +364,7 @@ def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    chunks = [c for c in (strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]) if len(c)]
+    chunks = chunks_of(strings)
     n = sum(len(c) for c in chunks)
     if n == 0:
         return pa.array([], type=strings.type), np.zeros(0, dtype=np.int32)
@@ -371,28 +372,21 @@ def distinct_sorted(strings: Any) -> tuple[Any, np.ndarray]:
         encoded = pa.chunked_array(chunks, type=strings.type).dictionary_encode()
         dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
         order = string_order(dictionary)
-        position = np.empty(len(order), dtype=np.int32)
-        position[order] = np.arange(len(order), dtype=np.int32)
         indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
-        return dictionary.take(pa.array(order)), position[indices]
+        return dictionary.take(pa.array(order)), inverse_permutation(order)[indices]
     prefix = shared_prefix(strings)
     keyed = [leading_bytes(c, len(prefix)) for c in chunks]
     key = np.concatenate([k.key for k in keyed])
     widths = {k.width for k in keyed}
     width = widths.pop() if len(widths) == 1 else None
-    exact = keys_exact(keyed, width)
-    order = key_order(strings, key, exact, stable=False)  # equal strings get one code in any order
+    if keys_exact(keyed, width):  # equal keys, equal strings
+        return _distinct_keys(key, prefix, width)
+    order = key_order(strings, key, False, stable=False)  # equal strings get one code in any order
+    ordered = strings.take(pa.array(order))
     new = np.ones(n, dtype=bool)  # the first of each run of equal strings in sorted order
-    if exact:  # equal keys, equal strings
-        ordered_key = key[order]
-        new[1:] = ordered_key[1:] != ordered_key[:-1]
-    else:
-        ordered = strings.take(pa.array(order))
-        new[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    new[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     code = np.empty(n, dtype=np.int32)
     code[order] = np.cumsum(new, dtype=np.int32) - 1
-    if exact:
-        return strings_of_keys(key[order[new]], prefix, width), code
     return strings.take(pa.array(order[new])), code
 
 
@@ -408,7 +402,7 @@ def _mostly_distinct(strings: Any) -> bool:
         return False
     spaced = np.linspace(0, n - 1, _SAMPLE).astype(np.int64)
     sample, start = [], 0
-    for chunk in strings.chunks if isinstance(strings, pa.ChunkedArray) else [strings]:  # each chunk its share
+    for chunk in chunks_of(strings):  # each chunk its share
         mine = spaced[(spaced >= start) & (spaced < start + len(chunk))] - start
         sample.append(chunk.take(pa.array(mine)))
         start += len(chunk)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ir_rarity.engine.kernels import cell_sum, segmented_cumsum
+from ir_rarity.engine.kernels import cell_count, cell_sum, segmented_cumsum
 from ir_rarity.engine.ranking import block_starts, ranks_within_blocks
 
 __all__ = ["atomized_search_length", "per_row_search_length", "relevant_positions"]
@@ -78,8 +78,8 @@ def atomized_search_length(
     in_range = (place >= first) & (place <= last)
     rel_cell = cell[rows]
     retrieved_sum = cell_sum((rank[rows] - place + 2)[in_range].astype(np.float64), rel_cell[in_range], n_cells)
-    n_retrieved = np.bincount(rel_cell, minlength=n_cells)[:n_cells].astype(np.float64)
-    sizes = np.bincount(cell, minlength=n_cells)[:n_cells] if cell_sizes is None else cell_sizes
+    n_retrieved = cell_count(rel_cell, n_cells)
+    sizes = cell_count(cell, n_cells) if cell_sizes is None else cell_sizes
     n_irrelevant = sizes - n_retrieved
     n_relevant = np.asarray(n_relevant, dtype=np.float64)
     top = np.minimum(n_relevant, last)

@@ -11,6 +11,7 @@ import numpy as np
 
 __all__ = [
     "bounded_rarity",
+    "cell_count",
     "cell_sum",
     "ordered_sum",
     "rarity",
@@ -37,6 +38,11 @@ def bounded_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray
 def cell_sum(values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:
     """Sum of ``values`` per cell (``np.bincount``), zero for empty cells."""
     return np.bincount(cell, weights=values, minlength=n_cells)[:n_cells]
+
+
+def cell_count(cell: np.ndarray, n_cells: int) -> np.ndarray:
+    """Rows of each cell among rows whose cells are ``cell``, as floats (exact integer counts)."""
+    return np.bincount(cell, minlength=n_cells)[:n_cells].astype(np.float64)
 
 
 def ordered_sum(values: np.ndarray, segment: np.ndarray, n_segments: int) -> np.ndarray:

@@ -72,11 +72,6 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
 
 
-def _count(cells: np.ndarray, n_cells: int) -> np.ndarray:
-    """Rows of each cell among ``cells`` (the cell of each selected row), as floats: exact integer counts."""
-    return np.bincount(cells, minlength=n_cells)[:n_cells].astype(np.float64)
-
-
 def _relevant_within(measure: Any, view: _View, cutoff: int | None) -> np.ndarray:
     relevant = view.relevant(measure["rel"])
     return relevant if cutoff is None else relevant & (view.rank < cutoff)
@@ -86,13 +81,13 @@ def precision(measure: Any, rows: Rows) -> np.ndarray:
     r"""trec_eval ``P_k``: :math:`P@k = |\{i \le k: rel(d_i)\}| / k`, divided by k even when fewer were retrieved."""
     view = _view(measure, rows)
     hits = _relevant_within(measure, view, measure["cutoff"])
-    return _count(view.cell[hits], rows.n_cells) / float(measure["cutoff"])
+    return kernels.cell_count(view.cell[hits], rows.n_cells) / float(measure["cutoff"])
 
 
 def recall(measure: Any, rows: Rows) -> np.ndarray:
     r"""trec_eval ``recall_k``: :math:`R@k = |\{i \le k: rel(d_i)\}| / N_R` (0 when :math:`N_R = 0`)."""
     view = _view(measure, rows)
-    hits = _count(view.cell[_relevant_within(measure, view, measure["cutoff"])], rows.n_cells)
+    hits = kernels.cell_count(view.cell[_relevant_within(measure, view, measure["cutoff"])], rows.n_cells)
     return _divide(hits, view.n_relevant(measure["rel"]))
 
 

@@ -391,16 +391,15 @@ class Pool:
         codes = self._key_code[keep_rows]
         key_labels = self._labels_of_keys(qrels)
 
-        def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:  # S_d fits 32 bits: half the memory
-            return self._count_table(depth)[codes], n_systems
+        def counts_for(depth: int | None, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
+            return self._count_table(depth)[codes[rows]], n_systems  # S_d fits 32 bits: half the memory
 
         # Rows are labelled, counted and keyed through their pair codes, for the rows a measure reads.
         return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]],
                     labels=lambda rows: key_labels[codes[rows]], present=present, n_runs=n_runs, qrels=qrels,
-                    counts_at=counts_at, key_counts=self.count_keys,
+                    counts_at=counts_for, key_counts=self.count_keys,
                     probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member),
-                    relevant_at=lambda rel: is_relevant(key_labels, rel)[codes],
-                    counts_for=lambda depth, rows: (self._count_table(depth)[codes[rows]], n_systems))
+                    relevant_at=lambda rel: is_relevant(key_labels, rel)[codes], counts_for=counts_for)
 
     def _labels_of_keys(self, qrels: EncodedQrels) -> np.ndarray:
         """The label of every pair key in ``qrels``, computed once for the blocks of one evaluation."""

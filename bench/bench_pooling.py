@@ -1,4 +1,4 @@
-"""Speed of the pooling strategies of issue 17 on a synthetic campaign (run by hand, not in CI).
+"""Speed of the pooling strategies on a synthetic campaign (run by hand, not in CI).
 
     python bench/bench_pooling.py [--runs 143] [--depth 1000] [--topics 1] [--budget 1000] [--seed 0]
 

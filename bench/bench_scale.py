@@ -1,4 +1,4 @@
-"""Performance ratios of issue 8 (run by hand, not in CI), each taken within this one process.
+"""Performance ratios at scale (run by hand, not in CI), each taken within this one process.
 
     python bench/bench_scale.py [RUN_GLOB] [QRELS]
 

@@ -1,4 +1,4 @@
-"""Cold start (issue 15, item 4): the first evaluation in a fresh process against the same call repeated.
+"""Cold start: the first evaluation in a fresh process against the same call repeated.
 
     python bench/cold_start.py [RUN_GLOB] [QRELS]
 

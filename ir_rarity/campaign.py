@@ -2,8 +2,8 @@ r"""Campaign helpers: judging pool, unjudged documents, unique relevant document
 
 The last one tests how reusable a campaign's judgments and pool are.
 
-Depth-k pooling (seed 003, "Relevance judgements and pooling"): the documents judged for a query are the union of
-every run's top k. A relevant document that only one team put in its top k would not have been judged had that
+Depth-k pooling (Glavaš, lecture notes "Evaluation in Information Retrieval", Würzburg, on relevance judgements
+and pooling): the documents judged for a query are the union of every run's top k. A relevant document that only one team put in its top k would not have been judged had that
 team not taken part; :func:`leave_one_team_out` measures how much each team's scores depend on such documents
 (Zobel's leave-one-group-out test, extended to rarity, whose S and S_d also change without the team).
 
@@ -136,7 +136,7 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
     r"""Scores and ranks of each team's runs with and without the team in the campaign.
 
     For a team T, "without T" is the campaign as it would have been had T not taken part, following the
-    leave-one-out test of pool reusability (depth-k pooling, seed 003; Zobel's leave-one-group-out):
+    leave-one-out test of pool reusability (depth-k pooling; Zobel, SIGIR 1998, leave-one-group-out):
 
     * **qrels**: the relevant documents unique to T -- in the top ``depth`` of one of T's runs and of no run of
       any other team (:func:`unique_relevant` with ``by='team'``) -- lose their relevance: a depth-k pool

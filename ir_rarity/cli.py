@@ -262,7 +262,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
 
     check_depth(args.cutoff, "--cutoff")
     qrels = as_qrels_frame(args.qrels)
-    # every analysis stops at rank --cutoff (and counts S_d there): read no deeper (issue 15)
+    # every analysis stops at rank --cutoff (and counts S_d there): read no deeper
     pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,

@@ -1,4 +1,4 @@
-"""The benchmark script of issue 8 runs end to end on a small campaign (its figures are not checked here)."""
+"""The scale benchmark script runs end to end on a small campaign (its figures are not checked here)."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def test_a_canonical_run_frame_is_taken_as_it_is_and_others_are_checked() -> Non
 
 
 def test_positions_in_a_large_vocabulary_equal_pandas_get_indexer() -> None:
-    from ir_rarity.engine.ranking import _positions_in
+    from ir_rarity.engine.codes import _positions_in
 
     vocab = pd.Index(pd.array([f"doc{i:06d}" for i in range(70_000)], dtype="string[pyarrow]"))
     values = pd.Index(pd.array(["doc000005", "nope", "doc069999", "doc000005", "é"], dtype="string[pyarrow]"))
@@ -167,9 +167,9 @@ def test_member_rows_read_labels_and_counts_of_the_rows_asked_as_of_all_rows() -
     for rel in (1, 2):
         assert rows.relevant(rel).tolist() == is_relevant(label, rel).tolist()
     for depth in (None, 2):
-        s_d, n_systems = rows.counts_at(depth)
+        s_d, num_systems = rows.counts_at(depth)
         part, systems = rows.counts_of(depth, some)
-        assert part.tolist() == s_d[some].tolist() and systems.tolist() == n_systems.tolist()
+        assert part.tolist() == s_d[some].tolist() and systems.tolist() == num_systems.tolist()
 
 
 _ONE_WIDTH = {  # docno of the i-th of _DOCNOS; whether all have one width at most 8 bytes past their prefix

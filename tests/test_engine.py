@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ir_rarity.engine.codes import trec_order
 from ir_rarity.engine.kernels import segmented_cumsum
-from ir_rarity.engine.ranking import trec_order
 
 # Scores that collide in float32 (1.0 and 1 + 2**-30), signed zeros and infinities: every tie-breaking path.
 SCORES = [0.0, -0.0, 1.0, 1.0 + 2.0**-30, 2.5, -3.0, np.inf, -np.inf, 1e40]
@@ -84,7 +84,7 @@ def test_segmented_cumsum_restarts_at_each_group(rows) -> None:
 
 
 def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
-    from ir_rarity.engine.ranking import pair_keys
+    from ir_rarity.engine.codes import pair_keys
     from ir_rarity.pool.build import key_index as _key_index
 
     rng = np.random.default_rng(5)

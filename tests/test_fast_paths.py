@@ -1,4 +1,4 @@
-"""Faster paths of issue 15 equal the computations they replace: per-cell float sums, Kendall's tau-b."""
+"""Faster paths equal the computations they replace: per-cell float sums, Kendall's tau-b."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fuzzing (issue 9): random bytes as run, qrels and pool files.
+"""Fuzzing: random bytes as run, qrels and pool files.
 
 Only ir_rarity's own errors (:class:`RarityError`) may escape the API; the command line exits non-zero with
 exactly one line on stderr and never a traceback.

@@ -1,6 +1,6 @@
 """Pooling strategies, budget simulation, reusability and official runs (ir_rarity.pooling).
 
-Tiny campaign (one topic q1), ranks from 1:
+Tiny campaign (one query q1), ranks from 1:
     A: d1 d2 d3      B: d2 d4 d5      C: d6 d3 d1
     qrels: d1=1, d2=0, d3=1, d4=1 (d5, d6 outside the qrels: non-relevant to the oracle)
 Runs retrieving each document (S_d): d1 2, d2 2, d3 2, d4 1, d5 1, d6 1.
@@ -31,9 +31,9 @@ from ir_rarity.pooling import (
     official_vs_all,
     parse_strategy,
     pool_qrels,
+    query_budgets,
     reusability,
     simulate,
-    topic_budgets,
 )
 
 TINY_RUNS = {"A": ["d1", "d2", "d3"], "B": ["d2", "d4", "d5"], "C": ["d6", "d3", "d1"]}
@@ -133,8 +133,8 @@ def test_simulation_counts_equal_an_independent_recount(covid_pool: Pool, covid_
 
 
 def test_total_budgets_are_shared_equally() -> None:
-    assert topic_budgets(100, 30, total=True).tolist() == [4] * 10 + [3] * 20
-    assert topic_budgets(7, 3, total=False).tolist() == [7, 7, 7]
+    assert query_budgets(100, 30, total=True).tolist() == [4] * 10 + [3] * 20
+    assert query_budgets(7, 3, total=False).tolist() == [7, 7, 7]
 
 
 def test_bad_strategies_and_budgets_are_refused(tiny: tuple[Pool, Candidates]) -> None:

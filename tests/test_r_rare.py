@@ -1,4 +1,7 @@
-"""R_rare, rarity-weighted recall (seed 000, section 5.1): alpha=0 is trec_eval's recall; hand-worked values."""
+"""R_rare, rarity-weighted recall (Türkmen, Lease & Kutlu, ECIR 2023, section 5.1).
+
+alpha=0 is trec_eval's recall; hand-worked values.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input (issue 9): every row of the README's Reliability table, through the Python API and the command line.
+"""Bad input: every row of the README's Reliability table, through the Python API and the command line.
 
 Each row either raises one of ir_rarity's own errors (the CLI: one line ``ir-rarity: error: ...``, exit 2, no
 traceback) or is handled as trec_eval handles it; and no input file or object is ever changed.

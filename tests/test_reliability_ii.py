@@ -1,4 +1,4 @@
-"""Reliability II (issue 14), class by class: no silent wrong number, no lost file, bounded resources, no leak.
+"""Reliability, class by class: no silent wrong number, no lost file, bounded resources, no leak.
 
 Each class is tested through the Python API and the command line, with the issue's example and others of its
 class. A CLI error is exactly one line ``ir-rarity: error: ...``, exit 2.

@@ -88,7 +88,7 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
     if resamples < 0:
         raise ParameterError(f"resamples must be >= 0, got {resamples}")
     campaign = WeightedCampaign(pool, pool.encode_qrels(as_qrels_frame(qrels)))
-    n_sys, n_runs = campaign.n_systems, len(pool)
+    n_sys, n_runs = campaign.num_systems, len(pool)
     if n_sys < 2:
         raise ParameterError("composition needs a pool of at least two systems")
     weights: list[np.ndarray] = []

@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
+from ir_rarity.engine.codes import block_starts, ranks_within_blocks
 from ir_rarity.engine.kernels import cell_count, cell_sum, segmented_cumsum
-from ir_rarity.engine.ranking import block_starts, ranks_within_blocks
 
 __all__ = ["atomized_search_length", "per_row_search_length", "relevant_positions"]
 

@@ -37,10 +37,10 @@ def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
     """
     relevant = rows.relevant(measure["rel"])[keep]
     chosen = np.flatnonzero(keep)[relevant]
-    s_d, n_systems = rows.counts_of(s_d_depth(measure), chosen)
+    s_d, num_systems = rows.counts_of(s_d_depth(measure), chosen)
     if measure["bounded"]:  # the check of every run with a row read, relevant or not
-        _check_bounded(measure, n_systems[rows.run[keep]])
-    weight = _row_weights(measure, rows, s_d, n_systems[rows.run[chosen]], rows.query[chosen])
+        _check_bounded(measure, num_systems[rows.run[keep]])
+    weight = _row_weights(measure, rows, s_d, num_systems[rows.run[chosen]], rows.query[chosen])
     if measure["gain"] == "graded":
         weight = weight * rows.labels_at(chosen).astype(np.float64)
     gain = np.zeros(len(relevant))
@@ -48,22 +48,22 @@ def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
     return gain
 
 
-def _row_weights(measure: Any, rows: Rows, s_d: np.ndarray, n_systems: np.ndarray, query: np.ndarray
+def _row_weights(measure: Any, rows: Rows, s_d: np.ndarray, num_systems: np.ndarray, query: np.ndarray
                  ) -> np.ndarray:
     bounded = measure["bounded"]
     if bounded:
-        _check_bounded(measure, n_systems)
+        _check_bounded(measure, num_systems)
     alpha = extensions.row_alpha(measure["alpha"], measure["alpha_per_topic"],
                                  rows.qrels.n_relevant(measure["rel"]), query)
-    rarity = extensions.row_rarity(s_d, n_systems, bounded, measure["weighting"])
+    rarity = extensions.row_rarity(s_d, num_systems, bounded, measure["weighting"])
     return (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
 
 
-def _check_bounded(measure: Any, n_systems: np.ndarray) -> None:
+def _check_bounded(measure: Any, num_systems: np.ndarray) -> None:
     """The bounded variant divides by S - 1: refuse S < 2."""
-    if len(n_systems) and n_systems.min() < 2:
+    if len(num_systems) and num_systems.min() < 2:
         raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
-                             f"the pool has S = {n_systems.min():g}")
+                             f"the pool has S = {num_systems.min():g}")
 
 
 def _cut(measure: Any, rows: Rows) -> np.ndarray:
@@ -116,17 +116,17 @@ def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
     keys, query = qrels.keys[judged], qrels.key_query[judged]
     label = qrels.labels[judged].astype(np.float64) if measure["gain"] == "graded" else np.ones(len(keys))
     campaign = rows.key_counts(keys, depth).astype(np.float64)
-    _, n_systems = rows.counts(depth)
+    _, num_systems = rows.counts(depth)
     base = np.zeros((rows.n_runs, rows.n_queries))
-    for s in np.unique(n_systems):  # one base per distinct S (members, newcomers): at most a few
+    for s in np.unique(num_systems):  # one base per distinct S (members, newcomers): at most a few
         w = _row_weights(measure, rows, campaign, np.full(len(keys), s), query) * label
-        base[n_systems == s] = kernels.ordered_sum(w, query, rows.n_queries)
+        base[num_systems == s] = kernels.ordered_sum(w, query, rows.n_queries)
 
     own = rows.relevant(rel)  # correct the base on r's own relevant rows: row S_d instead of campaign S_d
     s_d, _ = rows.counts(depth)
     run, row_query = rows.run[own], rows.query[own]
     row_label = rows.label[own].astype(np.float64) if measure["gain"] == "graded" else np.ones(int(own.sum()))
-    row_s = n_systems[run]
+    row_s = num_systems[run]
     delta = (_row_weights(measure, rows, s_d[own], row_s, row_query)
              - _row_weights(measure, rows, rows.key_counts(rows.keys_at(own), depth).astype(np.float64), row_s,
                             row_query)) * row_label

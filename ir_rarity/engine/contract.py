@@ -21,8 +21,8 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from ir_rarity.engine.qrels import EncodedQrels
-    from ir_rarity.engine.ranked import RankedRuns
     from ir_rarity.engine.rows import Rows
+    from ir_rarity.engine.runs import RankedRuns
 
 __all__ = ["ASSUMED_MEMBER", "Campaign", "CampaignInfo", "MemberCampaign"]
 

@@ -29,8 +29,8 @@ from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, CampaignInfo, MemberCampaign
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
-from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
 
@@ -131,8 +131,8 @@ def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
         is_member = member(depth)
         s_d = campaign.count_keys(key, depth).astype(np.float64)
         own = ~is_member[run] if depth is None else ~is_member[run] & (rank < depth)
-        n_systems = float(campaign.num_systems_at(depth))
-        return s_d + own, np.where(is_member, n_systems, n_systems + 1.0)
+        num_systems = float(campaign.num_systems_at(depth))
+        return s_d + own, np.where(is_member, num_systems, num_systems + 1.0)
 
     def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         return (*campaign.reading_probabilities(cutoff), member(cutoff))
@@ -177,7 +177,7 @@ def evaluate(
         runs: Run name -> canonical run frame; None evaluates the campaign's own runs (a
             :class:`~ir_rarity.engine.contract.MemberCampaign`).
         joint: Score the given runs as joining the campaign together.
-        duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.ranked.rank_runs`).
+        duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.runs.rank_runs`).
         progress: Progress bar over the runs measures outside the engine go through ir_measures for (None:
             :mod:`ir_rarity.progress`'s default, on a terminal only).
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from ir_rarity.engine import kernels
-from ir_rarity.engine.ranking import block_starts, ranks_within_blocks
+from ir_rarity.engine.codes import block_starts, ranks_within_blocks
 
 __all__ = ["dcg", "ideal_dcg", "log_rarity", "row_alpha", "row_rarity"]
 
 
-def log_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
+def log_rarity(s_d: np.ndarray, num_systems: float | np.ndarray) -> np.ndarray:
     r"""IDF-like rarity :math:`R(d) = \log(S / S_d) / \log(S)`, in [0, 1].
 
     1 for a document only one system retrieved, 0 for one every system retrieved: the same end points as the
@@ -31,17 +31,17 @@ def log_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
     :math:`R(d) = 0`, as the linear rarity :math:`1 - S_d/S` gives for :math:`S_d = S = 1`.
     """
     s_d = np.maximum(np.asarray(s_d, dtype=np.float64), 1.0)
-    n = np.broadcast_to(np.asarray(n_systems, dtype=np.float64), s_d.shape)
+    n = np.broadcast_to(np.asarray(num_systems, dtype=np.float64), s_d.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.log(n / np.minimum(s_d, n)) / np.log(n)
     return np.where(n > 1, value, 0.0)
 
 
-def row_rarity(s_d: np.ndarray, n_systems: float | np.ndarray, bounded: bool, weighting: str) -> np.ndarray:
+def row_rarity(s_d: np.ndarray, num_systems: float | np.ndarray, bounded: bool, weighting: str) -> np.ndarray:
     """Rarity of each row: ``'linear'`` gives R (eq. 2), or R' when ``bounded``; ``'log'`` gives :func:`log_rarity`."""
     if weighting == "log":
-        return log_rarity(s_d, n_systems)
-    return kernels.bounded_rarity(s_d, n_systems) if bounded else kernels.rarity(s_d, n_systems)
+        return log_rarity(s_d, num_systems)
+    return kernels.bounded_rarity(s_d, num_systems) if bounded else kernels.rarity(s_d, num_systems)
 
 
 def row_alpha(alpha: float, per_topic: bool, n_relevant: np.ndarray, query: np.ndarray) -> float | np.ndarray:

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.codes import KEY_SHIFT, sorted_lookup
 from ir_rarity.engine.contract import Campaign, CampaignInfo
 from ir_rarity.engine.novelty import probability_table
-from ir_rarity.engine.ranked import Duplicates, RankedRuns, rank_runs
-from ir_rarity.engine.ranking import KEY_SHIFT, sorted_lookup
+from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
 
 __all__ = ["JoinedCampaign"]
 

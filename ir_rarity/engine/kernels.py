@@ -21,18 +21,18 @@ __all__ = [
 ]
 
 
-def rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
+def rarity(s_d: np.ndarray, num_systems: float | np.ndarray) -> np.ndarray:
     r"""Document rarity of Türkmen, Lease & Kutlu (ECIR 2023), eq. 2: :math:`R(d) = 1 - S_d / S`."""
-    return 1.0 - s_d / n_systems
+    return 1.0 - s_d / num_systems
 
 
-def bounded_rarity(s_d: np.ndarray, n_systems: float | np.ndarray) -> np.ndarray:
+def bounded_rarity(s_d: np.ndarray, num_systems: float | np.ndarray) -> np.ndarray:
     r"""Rescaled rarity of the same paper, section 5.2: :math:`R'(d) = 1 - (S_d - 1)/(S - 1)`, in [0, 1].
 
     :math:`S_d` is taken as at least 1 (a document in the evaluated ranking is retrieved by at least that
     system), which keeps :math:`R'` in [0, 1] when ``depth`` is smaller than the cutoff.
     """
-    return 1.0 - (np.maximum(s_d, 1.0) - 1.0) / (n_systems - 1.0)
+    return 1.0 - (np.maximum(s_d, 1.0) - 1.0) / (num_systems - 1.0)
 
 
 def cell_sum(values: np.ndarray, cell: np.ndarray, n_cells: int) -> np.ndarray:

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ir_rarity.engine import kernels
+from ir_rarity.engine.codes import block_starts, sorted_lookup
 from ir_rarity.engine.qrels import is_relevant
-from ir_rarity.engine.ranking import block_starts, sorted_lookup
 from ir_rarity.errors import ParameterError
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.ranking import KEY_SHIFT, encode, pair_keys, sorted_lookup
+from ir_rarity.engine.codes import KEY_SHIFT, encode, pair_keys, sorted_lookup
 from ir_rarity.errors import InputError
 from ir_rarity.io.raw import short
 

@@ -92,8 +92,8 @@ class Rows:
     def counts_of(self, depth: int | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(S_d of the given rows, S per run)`` at ``depth``, without S_d of every row where rows can tell."""
         if self.counts_for is None or ("counts", depth) in self._cache:
-            s_d, n_systems = self.counts(depth)
-            return s_d[rows], n_systems
+            s_d, num_systems = self.counts(depth)
+            return s_d[rows], num_systems
         return self.counts_for(depth, rows)
 
     def keys_at(self, rows: np.ndarray) -> np.ndarray:
@@ -178,8 +178,8 @@ class Rows:
         counts_at = self.counts_at
 
         def kept_counts(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-            s_d, n_systems = counts_at(depth)
-            return s_d[keep], n_systems
+            s_d, num_systems = counts_at(depth)
+            return s_d[keep], num_systems
 
         return Rows(run=self.run[keep], query=self.query[keep], rank=rank.astype(self.rank.dtype),
                     pair_keys=self.key[keep], labels=self.label[keep], present=self.present, n_runs=self.n_runs,

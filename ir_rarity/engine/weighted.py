@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.novelty import probability_table
-from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
 
@@ -35,7 +35,7 @@ class WeightedCampaign:
     """Rows of all members of ``pool`` against the pool with each system counted ``weights[s]`` times.
 
     Attributes:
-        n_systems: Number of systems (runs, or teams).
+        num_systems: Number of systems (runs, or teams).
         system_names: Name of each system.
         run_system: System of each member run.
 
@@ -46,7 +46,7 @@ class WeightedCampaign:
         self.base = pool.member_rows(qrels)
         self.run_system = np.asarray(pool.encoded.system, dtype=np.int64)
         self.system_names = list(pool.encoded.system_names)
-        self.n_systems = len(self.system_names)
+        self.num_systems = len(self.system_names)
         self.row_system = self.run_system[self.base.run]
         self.unique_keys, inverse = np.unique(self.base.key, return_inverse=True)
         self.pair = inverse.reshape(-1)
@@ -56,8 +56,8 @@ class WeightedCampaign:
         """Distinct (pair, system) within ``depth``: a team retrieving a document with two runs counts once."""
         if depth not in self._distinct:
             within = slice(None) if depth is None else self.base.rank < depth
-            codes = np.unique(self.pair[within].astype(np.int64) * self.n_systems + self.row_system[within])
-            self._distinct[depth] = (codes // self.n_systems, codes % self.n_systems)
+            codes = np.unique(self.pair[within].astype(np.int64) * self.num_systems + self.row_system[within])
+            self._distinct[depth] = (codes // self.num_systems, codes % self.num_systems)
         return self._distinct[depth]
 
     def counts(self, weights: np.ndarray, depth: int | None) -> np.ndarray:
@@ -73,13 +73,13 @@ class WeightedCampaign:
 
         """
         w = np.asarray(weights, dtype=np.float64)
-        if w.shape != (self.n_systems,) or (w < 0).any():
-            raise ParameterError(f"need {self.n_systems} non-negative system weights, got shape {w.shape}")
+        if w.shape != (self.num_systems,) or (w < 0).any():
+            raise ParameterError(f"need {self.num_systems} non-negative system weights, got shape {w.shape}")
         base = self.base
         run_weight = w[self.run_system]
         newcomer = run_weight == 0
         total = float(w.sum())
-        n_systems = np.where(newcomer, total + 1.0, total)
+        num_systems = np.where(newcomer, total + 1.0, total)
         tables: dict[int | None, np.ndarray] = {}
 
         def table(depth: int | None) -> np.ndarray:
@@ -89,7 +89,7 @@ class WeightedCampaign:
 
         def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
             own = newcomer[base.run] if depth is None else newcomer[base.run] & (base.rank < depth)
-            return table(depth)[self.pair] + own, n_systems
+            return table(depth)[self.pair] + own, num_systems
 
         def key_counts(keys: np.ndarray, depth: int | None) -> np.ndarray:
             return sorted_lookup(self.unique_keys, table(depth), keys, 0.0)

@@ -18,10 +18,10 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.compute import KERNELS, compute, is_engine_measure
 from ir_rarity.engine.evaluate import rows_for_runs
 from ir_rarity.engine.qrels import EncodedQrels, is_relevant
-from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
@@ -89,7 +89,7 @@ class _Sampler:
         full = self.full
         sel = _rows_of(self.start, self.end, picked)
         rank, pair = full.rank[sel], self.pair[sel]
-        n_systems = np.full(len(picked), float(len(picked)))
+        num_systems = np.full(len(picked), float(len(picked)))
         # Measures that score relevant rows only see the sample's relevant rows (S_d still counts all its rows).
         if getattr(measure, "RELEVANT_ROWS_ONLY", False) and not measure["judged_only"]:
             chosen, start, end = self._relevant(measure["rel"])
@@ -104,7 +104,7 @@ class _Sampler:
             return np.bincount(within, minlength=self.n_pairs)
 
         def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-            return sample_counts(depth)[kept_pair].astype(np.float64), n_systems
+            return sample_counts(depth)[kept_pair].astype(np.float64), num_systems
 
         def key_counts(keys: np.ndarray, depth: int | None) -> np.ndarray:
             return sorted_lookup(self.unique_keys, sample_counts(depth), keys, 0)
@@ -140,22 +140,22 @@ def _prefix_rows(rows: Rows, n: int) -> Rows:
     """
 
     def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        s_d, n_systems = rows.counts(depth)
-        return s_d[:n], n_systems
+        s_d, num_systems = rows.counts(depth)
+        return s_d[:n], num_systems
 
     return Rows(run=rows.run[:n], query=rows.query[:n], rank=rows.rank[:n], pair_keys=rows.key[:n],
                 labels=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at,
                 key_counts=rows.key_counts)
 
 
-def _members_joined_by(members: Rows, keys: np.ndarray, n_systems: int) -> Rows:
+def _members_joined_by(members: Rows, keys: np.ndarray, num_systems: int) -> Rows:
     """Pool members' rows rescored as if one more system, retrieving ``keys`` within every depth, had joined.
 
-    S becomes ``n_systems + 1`` and S_d of each of those documents grows by one; the hypothetical ranking holds
+    S becomes ``num_systems + 1`` and S_d of each of those documents grows by one; the hypothetical ranking holds
     at most ``measure_cutoff`` documents, so they are within the depth S_d is counted at.
     """
     joined = np.isin(members.key, keys)
-    n_joined = np.full(members.n_runs, float(n_systems + 1))
+    n_joined = np.full(members.n_runs, float(num_systems + 1))
 
     def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         s_d, _ = members.counts(depth)
@@ -276,7 +276,7 @@ def synthetic_rank_curve(
 
     Returns:
         A long DataFrame ``system`` (``'rare'`` / ``'common'``), ``alpha``, ``n_relevant``, ``rank``,
-        ``value`` (the hypothetical system's score), ``n_systems`` (real systems + 1).
+        ``value`` (the hypothetical system's score), ``num_systems`` (real systems + 1).
 
     Raises:
         InputError: The qrels do not judge ``query_id`` or judge none of its documents relevant.
@@ -329,5 +329,5 @@ def synthetic_rank_curve(
                 real = compute(m, _members_joined_by(members, full.key[:n], pool.num_systems))[:, 0]
                 records.append({"system": system, "alpha": float(alpha), "n_relevant": n,
                                 "rank": int(1 + np.sum(real > value)), "value": value,
-                                "n_systems": pool.num_systems + 1})
+                                "num_systems": pool.num_systems + 1})
     return pd.DataFrame.from_records(records)

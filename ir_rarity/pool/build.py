@@ -15,15 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
-from ir_rarity.engine.ranked import Duplicates, check_duplicates
-from ir_rarity.engine.ranking import (
+from ir_rarity.engine.codes import (
     block_starts,
     inverse_permutation,
     pair_keys,
     ranks_within_blocks,
     trec_order,
 )
+from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
+from ir_rarity.engine.runs import Duplicates, check_duplicates
 from ir_rarity.engine.strings import one_array, string_order
 from ir_rarity.errors import InputError
 from ir_rarity.pool.docnos import DocEncoder, QueryBlocks

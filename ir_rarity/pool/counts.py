@@ -18,7 +18,7 @@ column         type        meaning
 File metadata (parquet key-value, UTF-8): ``ir_rarity.format`` = ``counts/1``; ``ir_rarity.num_systems`` = S;
 ``ir_rarity.depth`` = the depth counted at (empty: whole runs); ``ir_rarity.systems`` = ``runs`` or ``teams``;
 optionally ``ir_rarity.members``, a JSON list of ``[run name, rows within depth, content hash sum (hex)]``: the
-members' fingerprints (:mod:`ir_rarity.engine.ranked`), which let an evaluated run be recognised as a member by
+members' fingerprints (:mod:`ir_rarity.engine.runs`), which let an evaluated run be recognised as a member by
 its content, as a pool does. Only rows with S_d >= 1 are stored.
 """
 
@@ -34,11 +34,11 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
+from ir_rarity.engine.codes import decode_keys, pair_keys, sorted_lookup
 from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
 from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
-from ir_rarity.engine.ranked import RankedRuns
-from ir_rarity.engine.ranking import decode_keys, pair_keys, sorted_lookup
+from ir_rarity.engine.runs import RankedRuns
 from ir_rarity.errors import InputError, ParameterError, RarityWarning
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_id_strings, as_qrels_frame

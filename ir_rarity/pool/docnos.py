@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.codes import inverse_permutation, pair_keys
 from ir_rarity.engine.pages import touch_pages
-from ir_rarity.engine.ranking import inverse_permutation, pair_keys
 from ir_rarity.engine.strings import (
     chunks_of,
     fixed_width,
@@ -75,7 +75,7 @@ class EncodedDocs:
         docs: The sorted docno vocabulary.
         doc: Code in ``docs`` of every row (rows of run ``i`` from ``bounds[i]``).
         pair: Code of every row's (query, docno) pair in ``unique_keys``.
-        unique_keys: The campaign's distinct (query, doc) pair keys (:func:`~ir_rarity.engine.ranking.pair_keys`
+        unique_keys: The campaign's distinct (query, doc) pair keys (:func:`~ir_rarity.engine.codes.pair_keys`
             in the sorted query and docno vocabularies), sorted.
 
     """

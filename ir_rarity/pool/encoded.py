@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.ranking import decode_keys, pair_keys
+from ir_rarity.engine.codes import decode_keys, pair_keys
 
 __all__ = ["EncodedRuns"]
 

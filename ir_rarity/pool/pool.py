@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
+from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
-from ir_rarity.engine.ranked import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
-from ir_rarity.engine.ranking import sorted_lookup
 from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.pool.build import encode_runs, key_index
@@ -386,13 +386,13 @@ class Pool:
         present = np.zeros((n_runs, len(qrels.query_ids)), dtype=bool)
         top = rank == 0  # every ranking starts at rank 0: one row per (run, query) it holds
         present[run[top], query[top]] = True
-        n_systems = np.full(n_runs, float(self.num_systems))
+        num_systems = np.full(n_runs, float(self.num_systems))
         member = np.ones(n_runs, dtype=bool)
         codes = self._key_code[keep_rows]
         key_labels = self._labels_of_keys(qrels)
 
         def counts_for(depth: int | None, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
-            return self._count_table(depth)[codes[rows]], n_systems  # S_d fits 32 bits: half the memory
+            return self._count_table(depth)[codes[rows]], num_systems  # S_d fits 32 bits: half the memory
 
         # Rows are labelled, counted and keyed through their pair codes, for the rows a measure reads.
         return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]],

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ir_rarity.engine.contract import Campaign
-from ir_rarity.engine.ranked import Duplicates
+from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError
 from ir_rarity.pool.sources import expand_run_paths
 

@@ -1,8 +1,9 @@
 """Pooling for campaign organisers: judging strategies, budget simulation, reusability, incomplete judgments.
 
-Seed 000 (Türkmen, Lease & Kutlu, ECIR 2023, sections 5.1 and 5.4) and seed 003 (pooling and its bias):
+Türkmen, Lease & Kutlu (ECIR 2023, sections 5.1 and 5.4) and the pooling literature it builds on (depth-k pooling
+and its bias; Zobel, SIGIR 1998):
 
-- :mod:`~ir_rarity.pooling.candidates`: what strategies choose from (the runs' documents per topic, the oracle);
+- :mod:`~ir_rarity.pooling.candidates`: what strategies choose from (the runs' documents per query, the oracle);
 - :mod:`~ir_rarity.pooling.strategies`: depth-k, RBP, RRF, move-to-front, MM-NS bandit, rarity-aware;
 - :mod:`~ir_rarity.pooling.simulation`: relevant documents found per strategy and budget;
 - :mod:`~ir_rarity.pooling.reuse`: rank correlations and leave-one-team-out per simulated pool; S_d from
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ir_rarity.pooling.incomplete import incomplete_judgments, judged_only
     from ir_rarity.pooling.report import found_table, plot_budget_curves, plot_reusability, write_report
     from ir_rarity.pooling.reuse import contributing_runs, official_vs_all, pool_qrels, reusability
-    from ir_rarity.pooling.simulation import Simulation, simulate, topic_budgets
+    from ir_rarity.pooling.simulation import Simulation, query_budgets, simulate
     from ir_rarity.pooling.strategies import (
         MMNS,
         MTF,
@@ -56,9 +57,9 @@ __all__ = [
     "plot_budget_curves",
     "plot_reusability",
     "pool_qrels",
+    "query_budgets",
     "reusability",
     "simulate",
-    "topic_budgets",
     "write_report",
 ]
 
@@ -76,7 +77,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "reusability": "ir_rarity.pooling.reuse",
     "Simulation": "ir_rarity.pooling.simulation",
     "simulate": "ir_rarity.pooling.simulation",
-    "topic_budgets": "ir_rarity.pooling.simulation",
+    "query_budgets": "ir_rarity.pooling.simulation",
     "MMNS": "ir_rarity.pooling.strategies",
     "MTF": "ir_rarity.pooling.strategies",
     "RBP": "ir_rarity.pooling.strategies",

@@ -1,8 +1,8 @@
-"""What a judging strategy chooses from: every document the runs retrieved for the evaluated topics.
+"""What a judging strategy chooses from: every document the runs retrieved for the evaluated queries.
 
 A :class:`Candidates` is built once from a pool and its qrels (the oracle of a simulation) and holds, as integer
-arrays, the rows of the pool's runs within the qrels' topics (run, topic, rank, pair key) and the distinct
-(topic, document) pairs they name, each with the label the qrels give it (``UNJUDGED`` outside the qrels: a
+arrays, the rows of the pool's runs within the qrels' queries (run, query, rank, pair key) and the distinct
+(query, document) pairs they name, each with the label the qrels give it (``UNJUDGED`` outside the qrels: a
 simulated assessor then answers "not relevant"). Strategies read these arrays only.
 """
 
@@ -24,20 +24,20 @@ __all__ = ["Candidates"]
 
 @dataclass(frozen=True, eq=False)
 class Candidates:
-    """The rows a judging strategy orders, and the documents they name, per topic.
+    """The rows a judging strategy orders, and the documents they name, per query.
 
     Attributes:
-        query_ids: The topics (the qrels' queries, sorted); ``topic`` values are positions in it.
+        query_ids: The queries (the qrels' queries, sorted); ``query`` values are positions in it.
         run_names: The runs, in the pool's order; ``run`` values are positions in it.
         run: Run of each row.
-        topic: Topic of each row.
-        rank: 0-based rank of each row in its run's ranking for the topic.
+        query: Query of each row.
+        rank: 0-based rank of each row in its run's ranking for the query.
         doc: Index of each row's document in ``doc_key``.
-        doc_key: Sorted pair keys (topic, document) of the distinct documents retrieved.
+        doc_key: Sorted pair keys (query, document) of the distinct documents retrieved.
         doc_ids: Docno of each document.
-        doc_topic: Topic of each document.
+        doc_query: Query of each document.
         doc_label: Qrels label of each document (``UNJUDGED`` outside the qrels).
-        n_relevant: Relevant documents per topic in the qrels (retrieved or not), at ``rel``.
+        n_relevant: Relevant documents per query in the qrels (retrieved or not), at ``rel``.
         rel: Minimum label counted as relevant.
         qrels: The encoded qrels (the oracle).
 
@@ -46,12 +46,12 @@ class Candidates:
     query_ids: pd.Index
     run_names: tuple[str, ...]
     run: np.ndarray
-    topic: np.ndarray
+    query: np.ndarray
     rank: np.ndarray
     doc: np.ndarray
     doc_key: np.ndarray
     doc_ids: np.ndarray
-    doc_topic: np.ndarray
+    doc_query: np.ndarray
     doc_label: np.ndarray
     n_relevant: np.ndarray
     rel: int
@@ -59,7 +59,7 @@ class Candidates:
 
     @classmethod
     def from_pool(cls, pool: Pool, qrels: Any, depth: int | None = None, rel: int = 1) -> Candidates:
-        """The candidates of ``pool`` for the topics of ``qrels``.
+        """The candidates of ``pool`` for the queries of ``qrels``.
 
         Args:
             pool: The campaign's runs.
@@ -68,30 +68,30 @@ class Candidates:
             rel: Minimum label counted as relevant.
 
         Raises:
-            ParameterError: a bad depth or ``rel``, or no run retrieved anything for the qrels' topics.
+            ParameterError: a bad depth or ``rel``, or no run retrieved anything for the qrels' queries.
 
         """
         depth = check_depth(depth, allow_none=True)
         if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 0:
             raise ParameterError(f"rel must be a non-negative integer, got {rel!r}")
         encoded = pool.encode_qrels(qrels)
-        rows = pool.member_rows(encoded)  # sorted by (run, topic, rank); topic = position in the qrels' queries
+        rows = pool.member_rows(encoded)  # sorted by (run, query, rank); query = position in the qrels' queries
         keep = slice(None) if depth is None else rows.rank < depth
-        run, topic, rank, key = rows.run[keep], rows.query[keep], rows.rank[keep], rows.key[keep]
+        run, query, rank, key = rows.run[keep], rows.query[keep], rows.rank[keep], rows.key[keep]
         if len(key) == 0:
-            raise ParameterError("no run retrieved anything for the topics of the qrels")
+            raise ParameterError("no run retrieved anything for the queries of the qrels")
         doc_key, doc = np.unique(key, return_inverse=True)
-        doc_topic = np.zeros(len(doc_key), dtype=np.int64)
-        doc_topic[doc] = topic
+        doc_query = np.zeros(len(doc_key), dtype=np.int64)
+        doc_query[doc] = query
         return cls(query_ids=encoded.query_ids, run_names=tuple(pool.names), run=run.astype(np.int64),
-                   topic=topic.astype(np.int64), rank=rank.astype(np.int64), doc=doc.astype(np.int64),
-                   doc_key=doc_key, doc_ids=pool.encoded.decode(doc_key)[1], doc_topic=doc_topic,
+                   query=query.astype(np.int64), rank=rank.astype(np.int64), doc=doc.astype(np.int64),
+                   doc_key=doc_key, doc_ids=pool.encoded.decode(doc_key)[1], doc_query=doc_query,
                    doc_label=encoded.lookup(doc_key),
                    n_relevant=encoded.n_relevant(int(rel)), rel=int(rel), qrels=encoded)
 
     @property
-    def n_topics(self) -> int:
-        """Number of topics."""
+    def n_queries(self) -> int:
+        """Number of queries."""
         return len(self.query_ids)
 
     @property
@@ -101,7 +101,7 @@ class Candidates:
 
     @property
     def n_docs(self) -> int:
-        """Number of distinct (topic, document) pairs retrieved."""
+        """Number of distinct (query, document) pairs retrieved."""
         return len(self.doc_key)
 
     def doc_relevant(self) -> np.ndarray:
@@ -112,9 +112,9 @@ class Candidates:
         """Whether each document is absent from the qrels (a simulated judgment the real campaign lacks)."""
         return self.doc_label == UNJUDGED
 
-    def docs_per_topic(self) -> np.ndarray:
-        """Number of distinct documents retrieved for each topic."""
-        return np.bincount(self.doc_topic, minlength=self.n_topics)
+    def docs_per_query(self) -> np.ndarray:
+        """Number of distinct documents retrieved for each query."""
+        return np.bincount(self.doc_query, minlength=self.n_queries)
 
     def retrieved_by(self) -> np.ndarray:
         """Number of runs retrieving each document (within the candidates' depth)."""

@@ -39,8 +39,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--strategies", metavar="S", nargs="+", default=DEFAULT_STRATEGIES,
                    help="depth[(k=K)] rbp(p=P) rrf(k=K) mtf mmns(gamma=G) rarity(beta=B,p=P) (default: all six)")
     p.add_argument("--budgets", metavar="B", nargs="+", type=int, default=DEFAULT_BUDGETS,
-                   help="judgments per topic (default 10 20 50 100)")
-    p.add_argument("--total", action="store_true", help="budgets are totals over all topics, shared equally")
+                   help="judgments per query (default 10 20 50 100)")
+    p.add_argument("--total", action="store_true", help="budgets are totals over all queries, shared equally")
     p.add_argument("--depth", type=int, help="only the runs' top K documents are candidates (default whole runs)")
     p.add_argument("--rel", type=int, default=1, help="minimum label counted as relevant (1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the adaptive strategies' tie-breaking (0)")

@@ -27,7 +27,7 @@ def found_table(sim: Simulation, column: str = "relevant") -> pd.DataFrame:
     """
     table = sim.table()
     wide = table.pivot(index="strategy", columns="budget", values=column).loc[list(sim.orders)]
-    wide.columns = [f"{'total' if sim.total else 'per topic'} {b}" for b in wide.columns]
+    wide.columns = [f"{'total' if sim.total else 'per query'} {b}" for b in wide.columns]
     return wide.reset_index()
 
 
@@ -44,7 +44,7 @@ def plot_budget_curves(sim: Simulation, path: str | os.PathLike[str], column: st
     for name in sim.orders:
         part = table[table["strategy"] == name]
         ax.plot(part["budget"], part[column], marker="o", label=name)
-    ax.set_xlabel("budget (judgments in total)" if sim.total else "budget (judgments per topic)")
+    ax.set_xlabel("budget (judgments in total)" if sim.total else "budget (judgments per query)")
     ax.set_ylabel({"relevant": "relevant documents found"}.get(column, column))
     ax.set_title("Relevant documents found per budget")
     ax.grid(alpha=0.3)

@@ -1,8 +1,8 @@
 r"""Reusability of simulated pools, and S_d from the official runs only.
 
-**Reusability** (seed 003, pooling bias; Zobel's leave-one-out test). For a strategy and budget, every run is
+**Reusability** (pooling bias; Zobel, SIGIR 1998, leave-one-out test). For a strategy and budget, every run is
 scored with the qrels restricted to the simulated pool: a judged document outside it counts as unjudged, that
-is non-relevant. Its label is set to 0 rather than the judgment dropped, so every topic keeps its place in the
+is non-relevant. Its label is set to 0 rather than the judgment dropped, so every query keeps its place in the
 means (for P, AP, nDCG and the rarity measures the two are the same, as in
 :func:`ir_rarity.campaign.leave_one_team_out`). The ranking of the runs is compared with the ranking under the
 full qrels by Kendall's tau-b and tau_AP (:mod:`ir_rarity.meta.stats`), and the leave-one-team-out test is run on
@@ -11,8 +11,8 @@ candidates' depth) are made non-relevant and its runs are scored as newcomers to
 mean and maximum rank drop of the left-out runs say how much the pool penalises a system that did not help
 build it.
 
-**Official vs additional runs** (seed 000, section 5.4). S_d from the runs that contributed to judging only, every
-run scored against that pool (the official runs as members, the others each as a newcomer: the one evaluation
+**Official vs additional runs** (Türkmen, Lease & Kutlu, ECIR 2023, section 5.4). S_d from the runs that
+contributed to judging only, every run scored against that pool (the official runs as members, the others each as a newcomer: the one evaluation
 rule), compared with S_d from all runs.
 """
 
@@ -45,7 +45,7 @@ def pool_qrels(qrels: Any, judged: pd.DataFrame, drop: bool = False) -> pd.DataF
         qrels: The full judgments.
         judged: The simulated pool: a frame with ``query_id, doc_id``.
         drop: Drop the judgments outside ``judged`` instead of setting their label to 0. Needed where "judged"
-            matters (``judged_only=True``, ``Judged@k``); topics left without a judgment then leave the means.
+            matters (``judged_only=True``, ``Judged@k``); queries left without a judgment then leave the means.
 
     Returns:
         The qrels frame with label 0 for every judgment of a document outside ``judged`` (see the module), or
@@ -96,7 +96,7 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     cells = [(s, b) for s in sim.orders for b in sim.budgets]
     rows = []
     for strategy, budget in progress_bar(cells, desc="reusability", unit="pool", enabled=progress):
-        judged = sim.orders[strategy].frame(sim.per_topic(budget))
+        judged = sim.orders[strategy].frame(sim.per_query(budget))
         restricted = pool_qrels(full_qrels, judged)
         scores = pool.evaluate(restricted, measure_list)
         drops = (leave_one_team_out(pool, restricted, measure_list, loto_depth, teams=team_list)

@@ -5,8 +5,8 @@ The campaign's qrels are the oracle: a document the strategy asks for is relevan
 documents each strategy asked for (judgments the real campaign never made, so an optimistic strategy is not
 credited with relevance nobody assessed).
 
-Budgets are judgments per topic, or a total: a total budget B is shared equally among the T topics (``B // T``
-each, the first ``B mod T`` topics in query-id order one more); a topic with fewer candidates than its share
+Budgets are judgments per query, or a total: a total budget B is shared equally among the T queries (``B // T``
+each, the first ``B mod T`` queries in query-id order one more); a query with fewer candidates than its share
 leaves the rest unused, for every strategy alike.
 """
 
@@ -25,7 +25,7 @@ from ir_rarity.pooling.candidates import Candidates
 from ir_rarity.pooling.strategies import JudgingOrder, Strategy, parse_strategy
 from ir_rarity.progress import progress as progress_bar
 
-__all__ = ["Simulation", "check_budgets", "simulate", "topic_budgets"]
+__all__ = ["Simulation", "check_budgets", "query_budgets", "simulate"]
 
 
 def check_budgets(budgets: Iterable[Any]) -> list[int]:
@@ -51,12 +51,12 @@ def check_budgets(budgets: Iterable[Any]) -> list[int]:
     return sorted(set(out))
 
 
-def topic_budgets(budget: int, n_topics: int, total: bool) -> np.ndarray:
-    """Judgments per topic for ``budget``: the same for every topic, or a total shared equally (see module)."""
+def query_budgets(budget: int, n_queries: int, total: bool) -> np.ndarray:
+    """Judgments per query for ``budget``: the same for every query, or a total shared equally (see module)."""
     if not total:
-        return np.full(n_topics, budget, dtype=np.int64)
-    share = np.full(n_topics, budget // n_topics, dtype=np.int64)
-    share[: budget % n_topics] += 1
+        return np.full(n_queries, budget, dtype=np.int64)
+    share = np.full(n_queries, budget // n_queries, dtype=np.int64)
+    share[: budget % n_queries] += 1
     return share
 
 
@@ -67,8 +67,8 @@ class Simulation:
     Attributes:
         candidates: What the strategies ordered (with the oracle).
         orders: Strategy name -> its judging order.
-        budgets: The budgets (per topic, or totals when ``total``).
-        total: Whether budgets are totals over all topics.
+        budgets: The budgets (per query, or totals when ``total``).
+        total: Whether budgets are totals over all queries.
         seed: Seed of the adaptive strategies' tie-breaking.
 
     """
@@ -80,22 +80,22 @@ class Simulation:
     seed: int = 0
     _tables: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
-    def per_topic(self, budget: int) -> np.ndarray:
-        """Judgments per topic at ``budget``."""
-        return topic_budgets(budget, self.candidates.n_topics, self.total)
+    def per_query(self, budget: int) -> np.ndarray:
+        """Judgments per query at ``budget``."""
+        return query_budgets(budget, self.candidates.n_queries, self.total)
 
     def judged(self, strategy: str, budget: int) -> np.ndarray:
         """Documents (indices into the candidates) ``strategy`` judged at ``budget``."""
-        return self.orders[strategy].judged(self.per_topic(budget))
+        return self.orders[strategy].judged(self.per_query(budget))
 
     def table(self) -> pd.DataFrame:
         """Relevant documents found per strategy and budget.
 
         Returns:
-            One row per (strategy, budget): ``strategy, budget`` (per topic, or total), ``judged`` (documents
-            judged over all topics), ``relevant`` (of them relevant by the qrels), ``outside_qrels`` (judged
+            One row per (strategy, budget): ``strategy, budget`` (per query, or total), ``judged`` (documents
+            judged over all queries), ``relevant`` (of them relevant by the qrels), ``outside_qrels`` (judged
             documents the qrels lack, counted non-relevant), ``recall`` (``relevant`` over the qrels' relevant
-            documents of these topics) and ``relevant_per_judgment``.
+            documents of these queries) and ``relevant_per_judgment``.
 
         """
         if "table" not in self._tables:
@@ -105,7 +105,7 @@ class Simulation:
             rows = []
             for name, order in self.orders.items():
                 for budget in self.budgets:
-                    docs = order.judged(self.per_topic(budget))
+                    docs = order.judged(self.per_query(budget))
                     found = int(relevant[docs].sum())
                     rows.append((name, budget, len(docs), found, int(outside[docs].sum()),
                                  found / n_rel if n_rel else 0.0, found / len(docs) if len(docs) else 0.0))
@@ -126,8 +126,8 @@ class Simulation:
     def describe(self) -> str:
         """What the simulation ran on."""
         cands = self.candidates
-        unit = "judgments in total" if self.total else "judgments per topic"
-        return (f"{cands.n_runs} runs, {cands.n_topics} topics, {cands.n_docs} candidate documents, "
+        unit = "judgments in total" if self.total else "judgments per query"
+        return (f"{cands.n_runs} runs, {cands.n_queries} queries, {cands.n_docs} candidate documents, "
                 f"{int(cands.n_relevant.sum())} relevant in the qrels (rel >= {cands.rel}); budgets in {unit}; "
                 f"seed {self.seed}")
 
@@ -142,8 +142,8 @@ def simulate(pool: Pool, qrels: Any, strategies: Sequence[str | Strategy], budge
         qrels: Its judgments: the oracle (outside them, a document counts as non-relevant).
         strategies: Strategies, as objects or specs (``'rbp(p=0.8)'``, see
             :func:`~ir_rarity.pooling.strategies.parse_strategy`).
-        budgets: Budgets, judgments per topic (or totals with ``total=True``).
-        total: Budgets are totals, shared equally among topics.
+        budgets: Budgets, judgments per query (or totals with ``total=True``).
+        total: Budgets are totals, shared equally among queries.
         depth: Only the runs' top ``depth`` documents are candidates (None: whole runs).
         rel: Minimum label counted as relevant.
         seed: Seed of the adaptive strategies' tie-breaking; the same seed gives the same orders.
@@ -164,7 +164,7 @@ def simulate(pool: Pool, qrels: Any, strategies: Sequence[str | Strategy], budge
         raise ParameterError(f"a pooling strategy is given twice: {names}")
     budget_list = check_budgets(budgets)
     candidates = Candidates.from_pool(pool, qrels, depth=depth, rel=rel)
-    limit = int(topic_budgets(budget_list[-1], candidates.n_topics, total).max())
+    limit = int(query_budgets(budget_list[-1], candidates.n_queries, total).max())
     orders: dict[str, JudgingOrder] = {}
     for strategy in progress_bar(parsed, desc="strategies", unit="strategy", enabled=progress):
         orders[str(strategy)] = strategy.order(candidates, seed=seed, limit=limit)

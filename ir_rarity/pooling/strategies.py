@@ -1,7 +1,7 @@
-r"""Judging strategies: the order in which each topic's documents are given to the assessors.
+r"""Judging strategies: the order in which each query's documents are given to the assessors.
 
-A strategy turns :class:`~ir_rarity.pooling.candidates.Candidates` into a :class:`JudgingOrder`: per topic, the
-documents in the order they are judged. The pool at a budget of b judgments per topic is the first b of them.
+A strategy turns :class:`~ir_rarity.pooling.candidates.Candidates` into a :class:`JudgingOrder`: per query, the
+documents in the order they are judged. The pool at a budget of b judgments per query is the first b of them.
 
 Non-adaptive strategies score every document from the runs' ranks alone, over whole arrays (no loop per
 document); ties are broken by docno. Adaptive strategies choose the next document from the relevance of those
@@ -9,8 +9,8 @@ already judged (the oracle, :attr:`Candidates.doc_label`); they loop once per ju
 runs by a permutation drawn from ``seed``, so an order is reproducible.
 
 ================  ===========================================================================================
-``depth``         depth-k pooling (seed 003): documents by their best rank over the runs (then by how many runs
-                  retrieved them, then docno); with ``k`` only the runs' top k: the depth-k judging pool.
+``depth``         depth-k pooling (Spärck Jones & van Rijsbergen, 1975; TREC practice): documents by their best
+                  rank over the runs (then by how many runs retrieved them, then docno); with ``k`` only the runs' top k: the depth-k judging pool.
 ``rbp``           RBP-weighted: :math:`\sum_r (1-p)\,p^{rank_r(d)-1}` (Moffat, Webber & Zobel, 2007).
 ``rrf``           RRF-weighted: :math:`\sum_r 1/(k + rank_r(d))` (Cormack, Clarke & Büttcher, SIGIR 2009).
 ``mtf``           move-to-front (Cormack, Palmer & Clarke, SIGIR 1998), adaptive.
@@ -49,13 +49,13 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class JudgingOrder:
-    """Per topic, the documents in the order a strategy judges them.
+    """Per query, the documents in the order a strategy judges them.
 
     Attributes:
         strategy: The strategy's name (``str(strategy)``).
         candidates: What was ordered.
-        doc: Documents (indices into ``candidates.doc_key``), sorted by (topic, position).
-        position: 0-based position of each in its topic's order.
+        doc: Documents (indices into ``candidates.doc_key``), sorted by (query, position).
+        position: 0-based position of each in its query's order.
 
     """
 
@@ -65,54 +65,54 @@ class JudgingOrder:
     position: np.ndarray
 
     @property
-    def topic(self) -> np.ndarray:
-        """Topic of each ordered document."""
-        return self.candidates.doc_topic[self.doc]
+    def query(self) -> np.ndarray:
+        """Query of each ordered document."""
+        return self.candidates.doc_query[self.doc]
 
     def lengths(self) -> np.ndarray:
-        """Number of documents ordered per topic (a budget beyond it judges them all)."""
-        return np.bincount(self.topic, minlength=self.candidates.n_topics)
+        """Number of documents ordered per query (a budget beyond it judges them all)."""
+        return np.bincount(self.query, minlength=self.candidates.n_queries)
 
     def mask(self, budget: int | np.ndarray | None) -> np.ndarray:
-        """Which ordered documents are judged with ``budget`` judgments per topic (int, one per topic, or None)."""
+        """Which ordered documents are judged with ``budget`` judgments per query (int, one per query, or None)."""
         if budget is None:
             return np.ones(len(self.doc), dtype=bool)
-        limit = np.broadcast_to(np.asarray(budget, dtype=np.int64), (self.candidates.n_topics,))
-        return self.position < limit[self.topic]
+        limit = np.broadcast_to(np.asarray(budget, dtype=np.int64), (self.candidates.n_queries,))
+        return self.position < limit[self.query]
 
     def judged(self, budget: int | np.ndarray | None) -> np.ndarray:
-        """Documents judged with ``budget`` judgments per topic."""
+        """Documents judged with ``budget`` judgments per query."""
         return self.doc[self.mask(budget)]
 
     def frame(self, budget: int | np.ndarray | None = None) -> pd.DataFrame:
-        """The pool at ``budget``: ``query_id, doc_id, position`` (0-based, per topic) and ``in_qrels``."""
+        """The pool at ``budget``: ``query_id, doc_id, position`` (0-based, per query) and ``in_qrels``."""
         cands = self.candidates
         mask = self.mask(budget)
         docs = self.doc[mask]
-        return pd.DataFrame({"query_id": cands.query_ids.to_numpy(dtype=object)[cands.doc_topic[docs]],
+        return pd.DataFrame({"query_id": cands.query_ids.to_numpy(dtype=object)[cands.doc_query[docs]],
                              "doc_id": cands.doc_ids[docs], "position": self.position[mask],
                              "in_qrels": ~cands.doc_outside_qrels()[docs]})
 
 
 def _from_scores(name: str, cands: Candidates, keep: np.ndarray, *scores: np.ndarray) -> JudgingOrder:
-    """Order the documents ``keep`` within each topic by ``scores`` (first most important; higher first).
+    """Order the documents ``keep`` within each query by ``scores`` (first most important; higher first).
 
     Ties left by every score are broken by pair key (docno order).
     """
     docs = np.flatnonzero(keep)
-    # np.lexsort sorts by the last key first: topic, then each score descending, then the pair key.
-    sort_keys = [cands.doc_key[docs], *(-s[docs] for s in reversed(scores)), cands.doc_topic[docs]]
+    # np.lexsort sorts by the last key first: query, then each score descending, then the pair key.
+    sort_keys = [cands.doc_key[docs], *(-s[docs] for s in reversed(scores)), cands.doc_query[docs]]
     docs = docs[np.lexsort(sort_keys)]
-    return JudgingOrder(name, cands, docs, _positions(cands.doc_topic[docs]))
+    return JudgingOrder(name, cands, docs, _positions(cands.doc_query[docs]))
 
 
-def _positions(topic: np.ndarray) -> np.ndarray:
-    """0-based position of each entry within its run of equal (sorted) ``topic`` values."""
-    if len(topic) == 0:
+def _positions(query: np.ndarray) -> np.ndarray:
+    """0-based position of each entry within its run of equal (sorted) ``query`` values."""
+    if len(query) == 0:
         return np.zeros(0, dtype=np.int64)
-    start = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
-    lengths = np.diff(np.r_[start, len(topic)])
-    return np.arange(len(topic), dtype=np.int64) - np.repeat(start, lengths)
+    start = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    lengths = np.diff(np.r_[start, len(query)])
+    return np.arange(len(query), dtype=np.int64) - np.repeat(start, lengths)
 
 
 class Strategy(abc.ABC):
@@ -128,12 +128,12 @@ class Strategy(abc.ABC):
 
     @abc.abstractmethod
     def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
-        """The judging order of every topic's candidates.
+        """The judging order of every query's candidates.
 
         Args:
             candidates: What to order.
             seed: Breaks ties between runs of adaptive strategies.
-            limit: Only the first ``limit`` documents of each topic are needed (adaptive strategies stop there;
+            limit: Only the first ``limit`` documents of each query are needed (adaptive strategies stop there;
                 non-adaptive ones order everything, at no extra cost worth saving).
 
         """
@@ -271,22 +271,22 @@ class _Adaptive(Strategy):
     ADAPTIVE = True
 
     def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
-        """Judge every topic's candidates (or its first ``limit``), one judgment at a time, as the strategy picks."""
+        """Judge every query's candidates (or its first ``limit``), one judgment at a time, as the strategy picks."""
         rng = np.random.default_rng(seed)
         relevant = candidates.doc_relevant()
-        # Rows by (topic, run, rank): each run's ranked list for a topic is one contiguous slice.
-        rows = np.lexsort((candidates.rank, candidates.run, candidates.topic))
-        topic, run, doc = candidates.topic[rows], candidates.run[rows], candidates.doc[rows]
-        bounds = np.searchsorted(topic, np.arange(candidates.n_topics + 1))
+        # Rows by (query, run, rank): each run's ranked list for a query is one contiguous slice.
+        rows = np.lexsort((candidates.rank, candidates.run, candidates.query))
+        query, run, doc = candidates.query[rows], candidates.run[rows], candidates.doc[rows]
+        bounds = np.searchsorted(query, np.arange(candidates.n_queries + 1))
         ordered = []
-        for t in range(candidates.n_topics):
+        for t in range(candidates.n_queries):
             lo, hi = bounds[t], bounds[t + 1]
-            tie_rank = rng.permutation(candidates.n_runs)  # drawn for every topic, so a topic's order is seeded
-            ordered.append(self._topic(run[lo:hi], doc[lo:hi], relevant, candidates.n_runs, tie_rank, limit))
+            tie_rank = rng.permutation(candidates.n_runs)  # drawn for every query, so a query's order is seeded
+            ordered.append(self._query(run[lo:hi], doc[lo:hi], relevant, candidates.n_runs, tie_rank, limit))
         docs = np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int64)
-        return JudgingOrder(str(self), candidates, docs, _positions(candidates.doc_topic[docs]))
+        return JudgingOrder(str(self), candidates, docs, _positions(candidates.doc_query[docs]))
 
-    def _topic(self, run: np.ndarray, doc: np.ndarray, relevant: np.ndarray, n_runs: int,
+    def _query(self, run: np.ndarray, doc: np.ndarray, relevant: np.ndarray, n_runs: int,
                tie_rank: np.ndarray, limit: int | None) -> np.ndarray:
         starts = np.searchsorted(run, np.arange(n_runs + 1))
         lists = [doc[starts[r]:starts[r + 1]].tolist() for r in range(n_runs)]

@@ -28,14 +28,14 @@ def team_pool() -> Pool:
 def test_leave_one_team_out_equals_a_pool_built_without_the_team(team_pool, covid_qrels, team):
     teams = read_teams((covid_round1.leaderboard, "team"))
     campaign = WeightedCampaign(team_pool, team_pool.encode_qrels(covid_qrels))
-    weights = np.ones(campaign.n_systems)
+    weights = np.ones(campaign.num_systems)
     weights[campaign.system_names.index(team)] = 0.0
     rows = campaign.rows(weights)
     names = team_pool.names
     others = [n for n in names if teams[n] != team]
     gone = [n for n in names if teams[n] == team]
     scratch = Pool.from_runs({n: team_pool.run(n) for n in others}, teams={n: teams[n] for n in others})
-    assert scratch.num_systems == campaign.n_systems - 1
+    assert scratch.num_systems == campaign.num_systems - 1
     members = evaluate(scratch, covid_qrels, MEASURES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MemberNotice)
@@ -69,8 +69,8 @@ def test_composition_ranges_hold_the_scratch_values(team_pool, covid_qrels):
 def test_weights_count_a_system_as_often_as_drawn(hand_pool, hand_qrels):
     campaign = WeightedCampaign(hand_pool, hand_pool.encode_qrels(hand_qrels))
     rows = campaign.rows(np.array([2.0, 1.0, 0.0]))  # A drawn twice, B once, C not (a newcomer)
-    s_d, n_systems = rows.counts(2)
-    assert n_systems.tolist() == [3.0, 3.0, 4.0]  # S = 2 + 1; C scored as if it alone joined: S + 1
+    s_d, num_systems = rows.counts(2)
+    assert num_systems.tolist() == [3.0, 3.0, 4.0]  # S = 2 + 1; C scored as if it alone joined: S + 1
     queries, docs = hand_pool.encoded.decode(rows.key)
     within = rows.rank < 2
     got = {(int(r), str(q), str(d)): float(c) for r, q, d, c, w in zip(rows.run, queries, docs, s_d, within,

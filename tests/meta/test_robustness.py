@@ -123,7 +123,7 @@ def test_synthetic_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
     # q1: relevant d1 (S_d 1 at depth 2), d2 (S_d 3), d5 (S_d 0); real P_rare@2 on q1 with S = 3:
     # alpha 0: A 1, B 0.5, C 0.5; alpha 1: A 4/3, B 0.5, C 0.5. The newcomer makes S = 4.
     curve = synthetic_rank_curve(hand_pool, hand_qrels, "q1", measure_cutoff=2, alphas=(0, 1))
-    assert list(curve.columns) == ["system", "alpha", "n_relevant", "rank", "value", "n_systems"]
+    assert list(curve.columns) == ["system", "alpha", "n_relevant", "rank", "value", "num_systems"]
     got = {(r.system, r.alpha, r.n_relevant): (r.rank, r.value) for r in curve.itertuples()}
     assert len(got) == 8
     # The real systems are rescored with the newcomer in the pool (S = 4, its documents counted in S_d).
@@ -138,7 +138,7 @@ def test_synthetic_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
     for system in ("rare", "common"):
         assert got[(system, 0.0, 1)] == (2, pytest.approx(0.5))
         assert got[(system, 0.0, 2)] == (1, pytest.approx(1.0))
-    assert (curve["n_systems"] == 4).all()
+    assert (curve["num_systems"] == 4).all()
 
 
 def test_synthetic_errors(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.ranking import (
+from ir_rarity.engine.codes import (
     block_starts,
     encode,
     pair_keys,

@@ -1,6 +1,8 @@
-"""Benchmarks of issue 15 (run by hand, not in CI); each ratio taken within one process, each time a best-of-N.
+"""Benchmarks of reading and building a campaign (run by hand, not in CI).
 
-    python bench/bench_issue15.py [--synthetic DIR] [--big DIR] [--dask DIR] [--skip ROW ...]
+Each ratio is taken within one process, each time a best-of-N.
+
+    python bench/bench_campaign.py [--synthetic DIR] [--big DIR] [--dask DIR] [--skip ROW ...]
 
 Campaigns: TREC-COVID round 1 (../shared/data/trec-covid-round1/runs/*.gz, 143 runs) and, with ``--synthetic``,
 a campaign made by ``bench/make_synthetic.py`` (126 runs x 50 queries x 1,000 documents). ``--big`` names the

@@ -2,10 +2,11 @@ r"""Campaign helpers: judging pool, unjudged documents, unique relevant document
 
 The last one tests how reusable a campaign's judgments and pool are.
 
-Depth-k pooling (Glavaš, lecture notes "Evaluation in Information Retrieval", Würzburg, on relevance judgements
-and pooling): the documents judged for a query are the union of every run's top k. A relevant document that only one team put in its top k would not have been judged had that
-team not taken part; :func:`leave_one_team_out` measures how much each team's scores depend on such documents
-(Zobel's leave-one-group-out test, extended to rarity, whose S and S_d also change without the team).
+Depth-k pooling (Glavaš, lecture notes "Evaluation in Information Retrieval", Würzburg, on relevance judgements and
+pooling): the documents judged for a query are the union of every run's top k. A relevant document that only one
+team put in its top k would not have been judged had that team not taken part; :func:`leave_one_team_out` measures
+how much each team's scores depend on such documents (Zobel's leave-one-group-out test, extended to rarity, whose S
+and S_d also change without the team).
 
 Everything that touches every row is vectorized (numpy over the pool's arrays); loops run over teams or over a
 team's runs only.

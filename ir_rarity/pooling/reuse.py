@@ -12,8 +12,8 @@ mean and maximum rank drop of the left-out runs say how much the pool penalises 
 build it.
 
 **Official vs additional runs** (Türkmen, Lease & Kutlu, ECIR 2023, section 5.4). S_d from the runs that
-contributed to judging only, every run scored against that pool (the official runs as members, the others each as a newcomer: the one evaluation
-rule), compared with S_d from all runs.
+contributed to judging only, every run scored against that pool (the official runs as members, the others each
+as a newcomer: the one evaluation rule), compared with S_d from all runs.
 """
 
 from __future__ import annotations

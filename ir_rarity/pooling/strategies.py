@@ -10,7 +10,8 @@ runs by a permutation drawn from ``seed``, so an order is reproducible.
 
 ================  ===========================================================================================
 ``depth``         depth-k pooling (Spärck Jones & van Rijsbergen, 1975; TREC practice): documents by their best
-                  rank over the runs (then by how many runs retrieved them, then docno); with ``k`` only the runs' top k: the depth-k judging pool.
+                  rank over the runs (then by how many runs retrieved them, then docno); with ``k`` only the
+                  runs' top k: the depth-k judging pool.
 ``rbp``           RBP-weighted: :math:`\sum_r (1-p)\,p^{rank_r(d)-1}` (Moffat, Webber & Zobel, 2007).
 ``rrf``           RRF-weighted: :math:`\sum_r 1/(k + rank_r(d))` (Cormack, Clarke & Büttcher, SIGIR 2009).
 ``mtf``           move-to-front (Cormack, Palmer & Clarke, SIGIR 1998), adaptive.

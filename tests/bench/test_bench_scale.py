@@ -11,7 +11,7 @@ import pytest
 
 import ir_rarity
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_scale.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_scale.py"
 
 
 @pytest.fixture(scope="module")

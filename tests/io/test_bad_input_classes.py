@@ -1,20 +1,16 @@
-"""Reliability, class by class: no silent wrong number, no lost file, bounded resources, no leak.
+"""Bad input read through the Python API and the command line, class by class.
 
-Each class is tested through the Python API and the command line, with the issue's example and others of its
-class. A CLI error is exactly one line ``ir-rarity: error: ...``, exit 2.
+Missing ids in frames, field counts of run and qrels lines, pipes and streams, bounded reads (endless and
+decompression-bomb inputs), unknown compressions and archives, unreadable folders, and errors that never quote
+more than the offending field. A CLI error is exactly one line ``ir-rarity: error: ...``, exit 2.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
 import os
-import signal
-import stat
 import subprocess
 import sys
-import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ir_rarity
-from ir_rarity import CountTable, InputError, ParameterError, Pool, RarityError, read_trec_qrels, read_trec_run
-from ir_rarity.io.files import write_text
+from ir_rarity import CountTable, InputError, Pool, read_trec_qrels, read_trec_run
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d1 1 1.0 A\n"
@@ -40,7 +35,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return out
 
 
-# ------------------------------------------------------------------------------ 1. missing ids in frames
+# ------------------------------------------------------------------------------ missing ids in frames
 MISSING = [None, np.nan, pd.NA, pd.NaT]
 
 
@@ -55,7 +50,7 @@ def test_missing_ids_in_run_frames_are_refused(missing: object, column: str) -> 
         Pool.from_runs({"A": a, "B": b})
 
 
-def test_the_issue_example_never_retrieves_a_document_it_did_not_list() -> None:
+def test_a_missing_docno_never_becomes_a_retrieved_document() -> None:
     a = pd.DataFrame({"qid": ["1", "1"], "docno": [1.0, np.nan], "score": [2.0, 1.0]})
     b = pd.DataFrame({"qid": ["1"], "docno": [9.0], "score": [1.0]})
     with pytest.raises(InputError, match="missing id"):
@@ -104,9 +99,9 @@ def test_missing_ids_cli(tmp_path: Path, files: dict[str, Path]) -> None:
     assert_cli_error(run_cli("eval", files["qrels"], bad, "-m", "P@1"), "bad:1", "expected 6", "found 5")
 
 
-# ------------------------------------------------------------------------------ 2. field counts
+# ------------------------------------------------------------------------------ field counts
 @pytest.mark.parametrize(("text", "line", "found"), [
-    ("q1 Q0 d1 1 3.0 A 7\nq1 Q0 d2 2 2.0 A 5\n", 1, 7),   # the issue's example: sixth field numeric
+    ("q1 Q0 d1 1 3.0 A 7\nq1 Q0 d2 2 2.0 A 5\n", 1, 7),   # a seventh field after a numeric sixth one
     ("q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A 5\n", 2, 7),
     ("q1 Q0 d1 1 3.0\n", 1, 5),
     ("q1\tQ0\td1\t1\t3.0\tA\tB\n", 1, 7),
@@ -170,7 +165,7 @@ def test_fuzz_frames_with_missing_ids_give_an_error_never_a_value(ids: list[obje
     assert not has_missing and len(pool.run("r")) > 0
 
 
-# ------------------------------------------------------------------------------ 3. streams
+# ------------------------------------------------------------------------------ streams
 def test_pipes_and_process_substitution_equal_the_file(files: dict[str, Path]) -> None:
     expected = run_cli("eval", files["qrels"], files["run"], "-m", "P@1", "-p", "-1")
     assert expected.returncode == 0 and "1.0" in expected.stdout
@@ -198,34 +193,7 @@ def test_a_long_stream_is_read_whole(tmp_path: Path) -> None:
     assert len(frame) == 20000 and frame["doc_id"].iloc[0] == "d0"
 
 
-# ------------------------------------------------------------------------------ 4. outputs never overwrite inputs
-def test_outputs_never_overwrite_inputs(tmp_path: Path, files: dict[str, Path]) -> None:
-    runs = tmp_path / "tr"
-    runs.mkdir()
-    (runs / "a").write_text(RUN)
-    teams = tmp_path / "teams.csv"
-    teams.write_text("run,team\na,T\n")
-    before = {p: p.read_bytes() for p in (teams, runs / "a", files["qrels"])}
-    link = tmp_path / "link"
-    link.symlink_to(runs / "a")
-    cases = [
-        (("pool", runs, "--teams", teams, "--out", teams), "it is an input file"),
-        (("pool", runs, "--depth", "2", "--judging-pool", runs / "j.csv"), "lies in an input folder"),
-        (("meta", files["qrels"], f"{runs}/*", "--out", runs), "holds inputs"),
-        (("meta", files["qrels"], runs / "a", "--out", runs), "holds inputs"),
-        (("eval", files["qrels"], runs, "-m", "P@1", "-o", runs / "x.tsv"), "lies in an input folder"),
-        (("eval", files["qrels"], f"{runs}/*", "-m", "P@1", "-o", runs / "y"), "matches an input pattern"),
-        (("eval", files["qrels"], runs / "a", "-m", "P@1", "-o", link), "it is an input file"),
-        (("eval", files["qrels"], runs / "a", "-m", "P@1", "-o", files["qrels"]), "it is an input file"),
-        (("eval", files["qrels"], runs / "a", "-m", "P@1", "--teams", teams, "-o", teams), "it is an input file"),
-    ]
-    for args, why in cases:
-        assert_cli_error(run_cli(*args), "refusing to write", why)
-    assert {p: p.read_bytes() for p in before} == before
-    assert sorted(p.name for p in runs.iterdir()) == ["a"]
-
-
-# ------------------------------------------------------------------------------ 5. bounded resources
+# ------------------------------------------------------------------------------ bounded resources
 def _peak_child_kb(args: list[str]) -> tuple[subprocess.CompletedProcess, int]:
     """Run ``args`` under a fresh Python whose only child it is, and return the result and the child's peak RSS."""
     probe = ("import resource, subprocess, sys\n"
@@ -253,29 +221,7 @@ def test_dev_zero_and_a_decompression_bomb_stop_early(tmp_path: Path, files: dic
         read_trec_run("/dev/zero")
 
 
-def test_a_saved_pool_declaring_a_huge_array_is_refused_before_allocation(tmp_path: Path,
-                                                                         files: dict[str, Path]) -> None:
-    good = tmp_path / "good.npz"
-    Pool.from_runs(files["run"]).save(good)
-    hostile = tmp_path / "hostile.npz"
-    with zipfile.ZipFile(good) as src, zipfile.ZipFile(hostile, "w") as dst:
-        for member in src.infolist():
-            data = src.read(member)
-            if member.filename == "score.npy":  # claim 2**40 float64 scores in a member of a few bytes
-                header = io.BytesIO()  # magic and header of a 2**40-element array, then 8 bytes
-                np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
-                                                              "shape": (1 << 40,)})
-                data = header.getvalue() + b"\0" * 8
-            dst.writestr(member, data)
-    start = time.perf_counter()
-    with pytest.raises(InputError, match=r"hostile\.npz: damaged pool file \(member 'score.npy' declares"):
-        Pool.load(hostile)
-    assert time.perf_counter() - start < 5
-    assert_cli_error(run_cli("eval", files["qrels"], files["run"], "--pool", hostile, "-m", "P_rare@1"),
-                     "hostile.npz", "declares")
-
-
-# ------------------------------------------------------------------------------ 6. nothing leaks
+# ------------------------------------------------------------------------------ nothing leaks
 def test_errors_quote_at_most_the_offending_field(tmp_path: Path, files: dict[str, Path]) -> None:
     secret = tmp_path / "secrets.txt"
     secret.write_text("root:x:0:0:TOPSECRET-PASSWORD-LINE:/root:/bin/bash\n")
@@ -296,47 +242,7 @@ def test_errors_quote_at_most_the_offending_field(tmp_path: Path, files: dict[st
     assert "characters)" in str(caught.value) and len(str(caught.value)) < 200
 
 
-# ------------------------------------------------------------------------------ 7. writes
-def test_replacing_a_file_keeps_its_permissions_and_a_new_file_gets_the_umask(tmp_path: Path) -> None:
-    existing = tmp_path / "out.tsv"
-    existing.write_text("old")
-    existing.chmod(0o640)
-    write_text(existing, "new")
-    assert existing.read_text() == "new" and stat.S_IMODE(existing.stat().st_mode) == 0o640
-    old_mask = os.umask(0o027)
-    try:
-        fresh = write_text(tmp_path / "fresh.tsv", "x")
-    finally:
-        os.umask(old_mask)
-    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
-
-
-def test_writing_to_a_symlink_writes_through_it(tmp_path: Path) -> None:
-    target = tmp_path / "real.tsv"
-    target.write_text("old")
-    link = tmp_path / "link.tsv"
-    link.symlink_to(target)
-    write_text(link, "new")
-    assert link.is_symlink() and target.read_text() == "new"
-
-
-def test_sigterm_removes_the_temporary_file(tmp_path: Path) -> None:
-    code = ("import time, sys\n"
-            "from ir_rarity.io.files import write_with\n"
-            "def slow(tmp):\n"
-            "    tmp.write_text('partial')\n"
-            "    print('writing', flush=True)\n"
-            "    time.sleep(30)\n"
-            f"write_with({str(tmp_path / 'out.txt')!r}, slow)\n")
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stdout.readline().strip() == "writing"
-    child.send_signal(signal.SIGTERM)
-    child.wait(timeout=30)
-    assert child.returncode == 128 + signal.SIGTERM
-    assert list(tmp_path.iterdir()) == []
-
-
-# ------------------------------------------------------------------------------ 8. every failure is one line
+# ------------------------------------------------------------------------------ every failure is one line
 def test_unknown_compressions_and_archives(tmp_path: Path, files: dict[str, Path]) -> None:
     zst = tmp_path / "run.zst"
     zst.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 20)
@@ -362,88 +268,3 @@ def test_unreadable_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file
     monkeypatch.setattr(Path, "iterdir", refuse)  # the tests run as root, where chmod does not lock anyone out
     with pytest.raises(InputError, match="locked: cannot be read \\(Permission denied\\)"):
         Pool.from_runs(folder)
-
-
-def test_not_a_pool_file(tmp_path: Path, files: dict[str, Path]) -> None:
-    npy = tmp_path / "array.npy"
-    np.save(npy, np.arange(3))
-    text = tmp_path / "text.npz"
-    text.write_text("hello")
-    for path in (npy, text):
-        with pytest.raises(InputError, match="not an ir_rarity pool file"):
-            Pool.load(path)
-
-
-def test_bad_count_tables(tmp_path: Path) -> None:
-    frame = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "S_d": [1.5]})
-    with pytest.raises(InputError, match="whole numbers"):
-        CountTable(frame, num_systems=3, depth=10)
-    with pytest.raises(ParameterError, match="depth must be a positive integer"):
-        CountTable(frame.assign(S_d=1), num_systems=3, depth=0)
-    path = tmp_path / "counts.parquet"
-    CountTable(frame.assign(S_d=1), num_systems=3, depth=10).to_parquet(path)
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(path)
-    meta = {**table.schema.metadata, b"ir_rarity.depth": b"0"}
-    pq.write_table(table.replace_schema_metadata(meta), tmp_path / "zero.parquet")
-    with pytest.raises(InputError, match=r"zero\.parquet: depth must be a positive integer"):
-        CountTable.read_parquet(tmp_path / "zero.parquet")
-
-
-def test_a_list_where_a_measure_is_expected(files: dict[str, Path]) -> None:
-    from ir_rarity.meta import system_count_robustness
-
-    pool = Pool.from_runs([files["run"]])
-    with pytest.raises(ParameterError, match=r"expected a measure .* got list"):
-        system_count_robustness(pool, read_trec_qrels(files["qrels"]), ["P_rare@100"])  # type: ignore[arg-type]
-
-
-def test_an_ir_datasets_id_that_cannot_be_fetched(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    import ir_datasets
-
-    class Offline:
-        def has_qrels(self) -> bool:
-            return True
-
-        def qrels_iter(self) -> object:
-            raise ConnectionError("no network here")
-
-    monkeypatch.setattr(ir_datasets, "load", lambda dataset_id: Offline())
-    with pytest.raises(InputError, match="could not be fetched \\(ConnectionError\\); give a local qrels file"):
-        Pool.from_runs(files["run"]).evaluate("some/dataset", ["P@1"])
-    with pytest.raises(RarityError, match="nor an ir_datasets dataset"):
-        monkeypatch.undo()
-        Pool.from_runs(files["run"]).evaluate("no-such-dataset-id/anywhere", ["P@1"])
-    assert_cli_error(run_cli("eval", "no-such-dataset-id/anywhere", files["run"], "-m", "P@1"),
-                     "nor an ir_datasets dataset")
-
-
-def test_two_outputs_never_overwrite_each_other(tmp_path: Path, files: dict[str, Path]) -> None:
-    same = tmp_path / "same.csv"
-    assert_cli_error(run_cli("pool", files["run"], "--depth", "2", "--out", same, "--judging-pool", same),
-                     "--judging-pool and --out name the same file")
-    assert not same.exists()
-
-
-def test_csv_files_users_name_fail_in_one_line_without_quoting_them(tmp_path: Path, files: dict[str, Path]) -> None:
-    broken = tmp_path / "teams.csv"
-    broken.write_text('run,team\n"a,T\n')
-    with pytest.raises(InputError, match=r"teams\.csv: not a readable teams file"):
-        Pool.from_runs(files["run"], teams=str(broken))
-    secret = tmp_path / "board.csv"
-    secret.write_text("root:x:0:0:TOPSECRETTOKENabcdefghijklmnopqrstuvwxyz,other\n1,2\n")
-    done = run_cli("pooling", files["qrels"], files["run"], "--budgets", "1", "--out", tmp_path / "o",
-                   "--leaderboard", secret, "--no-reusability")
-    assert_cli_error(done, "board.csv", "no column 'run'")
-    assert "TOPSECRETTOKENabcdefghijklmnop" not in done.stderr
-
-
-def test_notices_of_every_command_are_one_line(tmp_path: Path, files: dict[str, Path]) -> None:
-    teams = tmp_path / "teams.csv"
-    teams.write_text("run,team\nother,T\n")
-    done = run_cli("pool", files["run"], "--teams", teams, "--depth", "2", "--out", tmp_path / "sd.csv")
-    assert done.returncode == 0, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert any(line.startswith("ir-rarity: note: 1 run(s) not in the team file") for line in lines)
-    assert all(line.startswith("ir-rarity: ") for line in lines) and "Traceback" not in done.stderr, lines

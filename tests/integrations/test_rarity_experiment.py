@@ -19,7 +19,7 @@ from ir_datasets.util import GzipExtract, LocalDownload
 import ir_rarity
 from ir_rarity import Pool
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VASWANI = ROOT / "tests" / "data" / "vaswani"
 
 

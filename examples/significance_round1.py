@@ -19,9 +19,9 @@ from pathlib import Path
 from ir_rarity import Pool, covid_round1, read_trec_qrels
 from ir_rarity.compare import campaign_table, composition
 from ir_rarity.compare.plots import plot_composition
-from ir_rarity.engine.evaluate import evaluate
 from ir_rarity.errors import MemberNotice
 from ir_rarity.io.files import write_text
+from ir_rarity.scoring import evaluate_campaign as evaluate
 
 BASELINES = ["bm25_baseline", "BBGhelani1"]
 MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "nDCG@10", "ASL"]

@@ -1,11 +1,30 @@
 """ir_rarity: rarity ("innovation") measures and pool-aware evaluation for ir_measures and PyTerrier.
 
-Importing the package registers its measures with ir_measures, so that after ``import ir_rarity``::
+The public API, by what it is for:
 
-    import ir_measures
-    ir_measures.parse_measure('P_rare(alpha=0.5)@100')
+Evaluate (the front door)
+    :func:`evaluate` scores runs and returns an :class:`Evaluation` (tables, per-query matrices, what it was
+    computed against). :class:`Experiment` is PyTerrier's ``pt.Experiment`` with rarity measures.
+Measures (definitions; registered with ir_measures on import)
+    :class:`P_rare`, :class:`AP_rare`, :class:`nDCG_rare`, :class:`R_rare` (Türkmen, Lease & Kutlu, ECIR 2023),
+    :class:`ASL` (Alex, Hall & Metzler), :class:`U_novel` (Fujii & Ishikawa, LREC 2000); :data:`FAMILIES`,
+    :func:`higher_is_better`.
+Campaigns (what S and S_d are counted from)
+    :class:`Pool`, :class:`CountTable`, :func:`resolve_campaign`, :func:`active_pool`.
+Campaign helpers
+    :func:`judging_pool`, :func:`unjudged_share`, :func:`unique_relevant`, :func:`leave_one_team_out`.
+Reading and data
+    :func:`read_trec_run`, :func:`read_trec_qrels`, :data:`covid_round1` (the embedded TREC-COVID round 1).
+Errors and warnings
+    :class:`RarityError`, :class:`InputError`, :class:`ParameterError`, ... (:mod:`ir_rarity.errors`).
+Subpackages
+    :mod:`~ir_rarity.compare` (campaign tables, significance), :mod:`~ir_rarity.stats` (statistics),
+    :mod:`~ir_rarity.meta` (meta-evaluation), :mod:`~ir_rarity.pooling` (judging strategies),
+    :mod:`~ir_rarity.analysis` (where relevant documents lie).
 
-works, and ``ir_measures.calc_aggregate`` / ``pt.Experiment`` compute them inside ``with pool:``.
+Importing the package registers its measures with ir_measures, so that after ``import ir_rarity``,
+``ir_measures.parse_measure('P_rare(alpha=0.5)@100')`` works and ``ir_measures.calc_aggregate`` / ``pt.Experiment``
+compute them against the campaign a ``with pool:`` block (or the measure's ``pool=``) names.
 """
 
 from importlib import import_module
@@ -38,6 +57,8 @@ if TYPE_CHECKING:
     from ir_rarity import campaign
     from ir_rarity.campaign import judging_pool, leave_one_team_out, unique_relevant, unjudged_share
     from ir_rarity.datasets import covid_round1
+    from ir_rarity.engine.result import Evaluation
+    from ir_rarity.evaluation import evaluate
     from ir_rarity.integrations.pyterrier import Experiment
     from ir_rarity.io import read_trec_qrels, read_trec_run
     from ir_rarity.pool import CountTable, Pool, active_pool, resolve_campaign
@@ -49,6 +70,8 @@ _register()
 # Everything else is imported on first use (PEP 562): registering the measures must not import numpy or pandas,
 # since the start-up hook does it on every `import ir_measures`.
 _LAZY = {
+    "evaluate": "ir_rarity.evaluation",
+    "Evaluation": "ir_rarity.engine.result",
     "campaign": "ir_rarity.campaign",
     "judging_pool": "ir_rarity.campaign",
     "leave_one_team_out": "ir_rarity.campaign",
@@ -83,12 +106,16 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    # measures
     "ASL",
     "FAMILIES",
     "AP_rare",
+    # campaigns
     "CountTable",
+    # errors and warnings
     "DegeneratePoolWarning",
     "DuplicateDocumentError",
+    "Evaluation",
     "Experiment",
     "InputError",
     "MemberNotice",
@@ -103,8 +130,12 @@ __all__ = [
     "U_novel",
     "__version__",
     "active_pool",
+    # campaign helpers
     "campaign",
+    # reading and data
     "covid_round1",
+    # evaluate: the front door
+    "evaluate",
     "higher_is_better",
     "judging_pool",
     "leave_one_team_out",

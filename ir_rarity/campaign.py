@@ -24,8 +24,7 @@ from ir_rarity.checks import check_depth
 from ir_rarity.engine.qrels import UNJUDGED, is_relevant
 from ir_rarity.errors import ParameterError
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.base import higher_is_better
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["UniqueRelevant", "judging_pool", "leave_one_team_out", "unique_relevant", "unjudged_share"]

@@ -36,7 +36,7 @@ from ir_rarity.tables import FORMATS, render
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ir_rarity.engine.evaluate import Evaluation
+    from ir_rarity.engine.result import Evaluation
     from ir_rarity.pool.pool import Pool
 
 __all__ = ["main"]
@@ -75,18 +75,6 @@ def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
             measure = parse_measure(measure(depth=depth))
         measures.append(measure)
     return measures
-
-
-def required_depth(measures: Sequence[Any]) -> int | None:
-    """The deepest rank any of ``measures`` looks at (cutoff, or S_d depth), or None if one needs whole runs."""
-    deepest = 0
-    for measure in measures:
-        cutoff = measure.params.get("cutoff")
-        if not isinstance(cutoff, int):
-            return None
-        depth = measure.params.get("depth")
-        deepest = max(deepest, cutoff, depth if isinstance(depth, int) else 0)
-    return deepest or None
 
 
 def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_depth: int | None = None) -> Pool:
@@ -128,45 +116,20 @@ def _emit(text: str, output: str | None) -> None:
 
 def ranked_table(table: pd.DataFrame, first: Any) -> pd.DataFrame:
     """Rows of ``table`` best first by the measure ``first`` in its own direction (ties by run name)."""
-    from ir_rarity.measures.base import higher_is_better
+    from ir_rarity.measures.parse import higher_is_better
 
     table = table.sort_index(kind="mergesort")
     return table.sort_values(str(first), ascending=not higher_is_better(first), kind="mergesort")
 
 
-def _evaluation(args: argparse.Namespace, measures: list[Any]) -> tuple[Any, pd.DataFrame, Evaluation]:
-    """The one evaluation rule: RUNS are the campaign, or are scored against the campaign ``--pool`` names.
+def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
+    """The front door with the command line's arguments: RUNS are the campaign, or are scored against ``--pool``."""
+    from ir_rarity.evaluation import evaluate
 
-    Returns:
-        The campaign, the qrels frame and the evaluation.
-
-    """
-    from ir_rarity.engine.evaluate import evaluate
-    from ir_rarity.io.frames import as_qrels_frame
-    from ir_rarity.pool.build import top_k
-    from ir_rarity.pool.resolve import check_measure_pools, resolve_campaign
-    from ir_rarity.pool.sources import iter_named_runs
-    from ir_rarity.pool.teams import read_teams
-
-    qrels = as_qrels_frame(args.qrels)
-    # Measures that all stop at some rank need only that much of every run: cut while reading (flat memory).
-    keep = required_depth(measures)
-    if not args.pool:
-        if args.joint:
-            raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-        pool = resolve_campaign(_runs_spec(args.runs), teams=read_teams(args.teams) if args.teams else None,
-                                duplicates=args.duplicates, keep_depth=keep, cache=False)
-        check_measure_pools(pool, measures)
-        return pool, qrels, evaluate(pool, qrels, measures)
-    campaign = resolve_campaign(_runs_spec(args.pool), teams=read_teams(args.teams) if args.teams else None,
-                                duplicates=args.duplicates, keep_depth=keep)
-    check_measure_pools(campaign, measures)
-    frames: dict[str, Any] = {}
-    for name, frame in iter_named_runs(_runs_spec(args.runs)):
-        if name in frames:
-            raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
-        frames[name] = frame if keep is None else top_k(frame, keep, name, args.duplicates)
-    return campaign, qrels, evaluate(campaign, qrels, measures, frames, joint=args.joint, duplicates=args.duplicates)
+    if args.joint and not args.pool:
+        raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
+    return evaluate(_runs_spec(args.runs), args.qrels, measures, pool=_runs_spec(args.pool) if args.pool else None,
+                    joint=args.joint, teams=args.teams or None, duplicates=args.duplicates)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -183,9 +146,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     published = wants_table(args)  # significance, intervals or composition asked: the campaign table
     with _notices():
-        campaign, qrels, result = _evaluation(args, measures)
+        result = _evaluation(args, measures)
         table = ranked_table(result.table(), measures[0])
-        text = eval_table(args, campaign, qrels, result, measures, list(table.index)) if published else None
+        text = eval_table(args, result, list(table.index)) if published else None
     caption = f"Computed against the {result.describe()}."
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
     if text is None and args.per_query:
@@ -276,22 +239,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import ir_measures
 
     from ir_rarity.datasets import covid_round1
+    from ir_rarity.evaluation import evaluate
     from ir_rarity.io.frames import as_qrels_frame
-    from ir_rarity.pool.pool import Pool
 
     start = time.perf_counter()
     texts = list(DEMO_MEASURES)
     if "ASL" in ir_measures.measures.registry:
         texts += ["ASL@g1-10", "ASL"]
     measures = _parse_measures(texts, None)
-    pool = Pool.from_runs(covid_round1.runs)
     qrels = as_qrels_frame(covid_round1.qrels)
-    from ir_rarity.engine.evaluate import evaluate
-
-    result = evaluate(pool, qrels, measures)
+    result = evaluate(covid_round1.runs, qrels, measures)
     table = ranked_table(result.table(), measures[0])
     out = sys.stdout
-    out.write(f"TREC-COVID round 1 (embedded): {len(pool)} runs, {qrels['query_id'].nunique()} topics, "
+    out.write(f"TREC-COVID round 1 (embedded): {len(result.names)} runs, {qrels['query_id'].nunique()} topics, "
               f"{len(qrels)} judgments; computed against the {result.describe()}.\n\n"
               f"Top {args.top} runs by {texts[0]}:\n\n")
     rows = [(n, *(float(v) for v in vals)) for n, vals in zip(table.index, table.to_numpy(), strict=True)]

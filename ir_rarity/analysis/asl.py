@@ -20,7 +20,7 @@ from ir_rarity.engine.qrels import is_relevant
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.measures.asl import UNRETRIEVED_CHOICES
-from ir_rarity.measures.base import higher_is_better as _higher_is_better
+from ir_rarity.measures.parse import higher_is_better as _higher_is_better
 
 __all__ = [
     "DISTRIBUTION_EDGES",

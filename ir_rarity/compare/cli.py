@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ir_rarity.compare.names import CORRECTIONS, INTERVALS, TESTS
 from ir_rarity.errors import ParameterError
 
 if TYPE_CHECKING:
-    from ir_rarity.engine.evaluate import Evaluation
+    from ir_rarity.engine.result import Evaluation
 
 __all__ = ["add_eval_options", "eval_table", "wants_table"]
 
@@ -66,17 +66,20 @@ def wants_table(args: argparse.Namespace) -> bool:
     return bool(wanted)
 
 
-def eval_table(args: argparse.Namespace, campaign: Any, qrels: Any, evaluation: Evaluation,
-               measures: Sequence[Any], order: Sequence[str]) -> str:
+def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence[str]) -> str:
     """The ``eval`` table with the comparisons, intervals and composition ``args`` ask for, in ``args.format``."""
     from ir_rarity.compare.table import campaign_table
     from ir_rarity.compare.uncertainty import composition, depends_on_pool
+    from ir_rarity.pool.pool import Pool
 
     comp = None
+    measures, campaign, qrels = evaluation.measures, evaluation.campaign, evaluation.qrels
     if args.composition:
         pooled = [m for m in measures if depends_on_pool(m)]
         if not pooled:
             raise ParameterError("--composition needs a rarity or novelty measure among -m")
+        if not isinstance(campaign, Pool):
+            raise ParameterError("--composition needs the campaign's runs (a pool of run files or a saved .npz)")
         comp = composition(campaign, qrels, pooled, resamples=args.composition_resamples,
                            level=args.ci or 0.95, seed=args.seed)
         if args.plot:

@@ -26,7 +26,7 @@ from scipy import stats as sps
 
 from ir_rarity.compare.names import CORRECTIONS, TEST_NAMES, TESTS
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.base import higher_is_better
+from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.stats import paired_t_pvalues, randomization_pvalues
 
 __all__ = ["CORRECTIONS", "TESTS", "TEST_NAMES", "compare_values", "comparison_pairs", "correct", "paired_pvalues"]

@@ -1,6 +1,6 @@
 """A campaign table to publish: runs, measures, significance markers, confidence intervals, composition ranges.
 
-:func:`campaign_table` gathers, for one :class:`~ir_rarity.engine.evaluate.Evaluation`, the comparisons
+:func:`campaign_table` gathers, for one :class:`~ir_rarity.Evaluation`, the comparisons
 (:func:`~ir_rarity.compare.significance.compare_values`), the intervals
 (:mod:`~ir_rarity.compare.intervals`) and, optionally, a :func:`~ir_rarity.compare.uncertainty.composition` table,
 and renders them with the one table renderer (:func:`ir_rarity.tables.render`):
@@ -26,8 +26,8 @@ import pandas as pd
 
 from ir_rarity.compare.intervals import add_intervals, interval_columns
 from ir_rarity.compare.significance import TEST_NAMES, compare_values
-from ir_rarity.engine.evaluate import Evaluation
-from ir_rarity.measures.base import higher_is_better
+from ir_rarity.engine.result import Evaluation
+from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.tables import Cell, render
 
 __all__ = ["CampaignTable", "campaign_table", "letters"]

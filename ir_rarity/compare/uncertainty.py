@@ -32,8 +32,7 @@ from ir_rarity.engine.compute import compute, is_engine_measure
 from ir_rarity.engine.weighted import WeightedCampaign
 from ir_rarity.errors import ParameterError
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.base import higher_is_better
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 from ir_rarity.progress import counter
 

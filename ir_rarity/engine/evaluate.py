@@ -9,89 +9,36 @@ r"""The one rule every entry point uses to score runs against a campaign.
 * **Joint** (``joint=True``): the given runs join the campaign together (:math:`S + k`, each newcomer's
   documents counted for all), as :class:`~ir_rarity.engine.joined.JoinedCampaign` defines it.
 
-``Pool.evaluate``, the ir_measures provider (``with pool:``, ``pool=``, ``IR_RARITY_POOL``, and so
-``pt.Experiment``), ``ir_rarity.Experiment`` and ``ir-rarity eval`` all call :func:`evaluate`.
+Every entry point reaches :func:`apply_rule` through one door, :func:`ir_rarity.evaluate` (or, for a campaign
+already in hand, :func:`ir_rarity.scoring.evaluate_campaign`, which ``Pool.evaluate`` and ``CountTable.evaluate``
+are): the command line, the ir_measures provider (and so ``pt.Experiment``), ``ir_rarity.Experiment``, tables,
+meta-evaluation and pooling analyses.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
-from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, CampaignInfo, MemberCampaign
+from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, MemberCampaign
+from ir_rarity.engine.joined import JoinedCampaign
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows
 from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.progress import progress as bar
 
-__all__ = ["Evaluation", "evaluate", "query_positions", "rows_against", "rows_for_runs"]
-
-
-@dataclass
-class Evaluation:
-    """Per-query values of every evaluated run, and what they were computed against.
-
-    Attributes:
-        names: The evaluated runs.
-        query_ids: The qrels' queries (columns of every matrix).
-        measures: The measures, in the order asked.
-        values: Measure -> ``(n_runs, n_queries)`` matrix.
-        info: The campaign.
-        depths: Depths S_d was counted at for these measures.
-        members: Evaluated run -> the campaign member it was recognised as (given runs only).
-        mode: ``"members"``, ``"alone"`` or ``"joint"``.
-
-    """
-
-    names: list[str]
-    query_ids: pd.Index
-    measures: list[Any]
-    values: dict[Any, np.ndarray]
-    info: CampaignInfo
-    depths: list[int | None] = field(default_factory=list)
-    members: dict[str, str] = field(default_factory=dict)
-    mode: str = "members"
-
-    def attrs(self) -> dict[str, Any]:
-        """What the campaign is, for ``DataFrame.attrs["pool"]``."""
-        return {**self.info.as_dict(self.depths), "scored": self.mode, "members": dict(self.members)}
-
-    def describe(self) -> str:
-        """One line naming the campaign, the depths and how the runs were scored."""
-        how = {"members": "its own runs scored", "alone": "each run scored as if it alone joined (or as the "
-               "member it equals)", "joint": "the evaluated runs joined it together"}[self.mode]
-        return f"{self.info.describe(self.depths)}; {how}"
-
-    def table(self) -> pd.DataFrame:
-        """One row per run (index ``run``), one column per measure (``str(measure)``), aggregated per measure."""
-        table = pd.DataFrame({str(m): aggregate(m, self.values[m]) for m in self.measures},
-                             index=pd.Index(self.names, name="run"))
-        table.attrs["pool"] = self.attrs()
-        return table
-
-    def long(self) -> pd.DataFrame:
-        """Per-query values, long: ``run, query_id, measure, value``."""
-        n_runs, n_queries = len(self.names), len(self.query_ids)
-        parts = [pd.DataFrame({
-            "run": np.repeat(np.asarray(self.names, dtype=object), n_queries),
-            "query_id": np.tile(self.query_ids.to_numpy(dtype=object), n_runs),
-            "measure": str(m),
-            "value": self.values[m].reshape(-1),
-        }) for m in self.measures]
-        long = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-            columns=["run", "query_id", "measure", "value"])
-        long.attrs["pool"] = self.attrs()
-        return long
+__all__ = ["BLOCK_ROWS", "apply_rule", "query_positions", "rows_against", "rows_for_runs"]
 
 
 def query_positions(n_queries: int, qrels: EncodedQrels) -> np.ndarray:
@@ -151,22 +98,17 @@ def rows_for_runs(campaign: Campaign, frames: Mapping[str, pd.DataFrame], qrels:
     return rows_against(campaign, ranked, qrels)
 
 
-def _as_measures(measures: Any) -> list[Any]:
-    from ir_rarity.measures.parse import parse_measures
-
-    return parse_measures(measures)
-
-
 @without_hugepage_advice
-def evaluate(
+def apply_rule(
     campaign: Campaign,
     qrels: pd.DataFrame,
-    measures: Any,
+    measures: Sequence[ir_measures.Measure] | Any,
     runs: Mapping[str, pd.DataFrame] | None = None,
     *,
     joint: bool = False,
     duplicates: Duplicates = "error",
     progress: bool | None = None,
+    encoded_qrels: EncodedQrels | None = None,
 ) -> Evaluation:
     """Score runs against a campaign by the one rule of this module.
 
@@ -180,6 +122,8 @@ def evaluate(
         duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.runs.rank_runs`).
         progress: Progress bar over the runs measures outside the engine go through ir_measures for (None:
             :mod:`ir_rarity.progress`'s default, on a terminal only).
+        encoded_qrels: ``qrels`` already encoded against the campaign's vocabularies (by a caller that scores
+            many runs against one campaign), or None to encode them here.
 
     Returns:
         An :class:`Evaluation`.
@@ -188,10 +132,11 @@ def evaluate(
         ParameterError: no runs to evaluate, ``joint`` without runs, or a measure the campaign cannot compute.
 
     """
-    measure_list = _as_measures(measures)
+    measure_list = parse_measures(measures)
     engine = [m for m in measure_list if is_engine_measure(m)]
-    covered = [m for m in measure_list if not is_engine_measure(m) and covers(m)]  # trec_eval's, in the engine
-    standard = [m for m in measure_list if not is_engine_measure(m) and not covers(m)]  # through ir_measures
+    # trec_eval's measures that the engine computes itself, and every other measure, through ir_measures
+    standard_in_engine = [m for m in measure_list if not is_engine_measure(m) and covers(m)]
+    through_ir_measures = [m for m in measure_list if not is_engine_measure(m) and not covers(m)]
     depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
     members_of: MemberCampaign | None = None
     if runs is None:
@@ -206,15 +151,15 @@ def evaluate(
             raise ParameterError("no runs to evaluate")
         names, mode = [str(n) for n in runs], "joint" if joint else "alone"
         if joint:
-            from ir_rarity.engine.joined import JoinedCampaign
-
             campaign = JoinedCampaign(campaign, runs, duplicates=duplicates)
     query_vocab, doc_vocab = campaign.vocabularies()
-    encoded = encode_qrels(qrels, query_vocab, doc_vocab)
+    if encoded_qrels is None or joint:  # a joined campaign has vocabularies of its own
+        encoded_qrels = encode_qrels(qrels, query_vocab, doc_vocab)
+    encoded = encoded_qrels
     _warn_if_degenerate(campaign, engine)
     values: dict[Any, np.ndarray] = {}
     members: dict[str, str] = {}
-    if engine or covered:
+    if engine or standard_in_engine:
         if members_of is not None:  # a block of members at a time: what the kernels hold stays bounded
             blocks: Iterable[Rows] = (members_of.member_rows(encoded, block)
                                       for block in members_of.member_blocks(BLOCK_ROWS))
@@ -222,17 +167,18 @@ def evaluate(
             assert runs is not None
             rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
             blocks = [rows]
-        values.update(_compute_blocks(engine, covered, blocks))
+        values.update(_compute_blocks(engine, standard_in_engine, blocks))
         if members_of is None and engine:
             members = _report_members(names, membership)
-    if standard:
+    if through_ir_measures:
         source = members_of
         frames: Iterable[tuple[str, pd.DataFrame]] = (
             ((n, source.run(n)) for n in names) if source is not None
             else ((str(n), f) for n, f in (runs or {}).items()))
-        values.update(_with_ir_measures(standard, qrels, encoded, frames, len(names), progress))
+        values.update(_with_ir_measures(through_ir_measures, qrels, encoded, frames, len(names), progress))
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
-                      info=campaign.info(), depths=depths, members=members, mode=mode)
+                      info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
+                      qrels=qrels)
 
 
 BLOCK_ROWS = 1 << 22
@@ -241,14 +187,14 @@ own rows and the campaign's counts, so scoring the members block by block gives 
 kernels' temporaries bounded by one block."""
 
 
-def _compute_blocks(engine: Sequence[Any], covered: Sequence[Any], blocks: Iterable[Rows]
+def _compute_blocks(engine: Sequence[Any], standard_in_engine: Sequence[Any], blocks: Iterable[Rows]
                     ) -> dict[Any, np.ndarray]:
     """Each measure's runs x queries matrix, computed block of runs by block and stacked in run order."""
-    parts: dict[Any, list[np.ndarray]] = {m: [] for m in [*engine, *covered]}
+    parts: dict[Any, list[np.ndarray]] = {m: [] for m in [*engine, *standard_in_engine]}
     for rows in blocks:
         for m in engine:
             parts[m].append(compute(m, rows))
-        for m in covered:
+        for m in standard_in_engine:
             parts[m].append(compute_standard(m, rows))
         rows.release()
     return {m: p[0] if len(p) == 1 else np.vstack(p) for m, p in parts.items()}
@@ -294,8 +240,6 @@ def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: Encoded
                       frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int, progress: bool | None = None
                       ) -> dict[Any, np.ndarray]:
     """Standard measures through ir_measures, run by run (they do not depend on the campaign)."""
-    from ir_rarity.progress import progress as bar
-
     evaluator = ir_measures.evaluator(measures, qrels)
     column = {q: i for i, q in enumerate(encoded.query_ids)}
     out = {m: np.full((n_runs, len(column)), np.nan) for m in measures}

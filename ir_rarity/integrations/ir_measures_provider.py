@@ -6,8 +6,9 @@ rarity measures next to the standard ones. The campaign is the one active (``wit
 evaluated; with none active (e.g. the stock ``ir_measures`` command), the measure's ``pool`` parameter
 (``P_rare(pool='runs/*.gz')@100``) or else the ``IR_RARITY_POOL`` environment variable names it (run files, a
 folder, a glob, a saved ``.npz`` pool or a ``.parquet`` count table: :func:`ir_rarity.pool.resolve.resolve_campaign`),
-resolved once per process and path. Each run is scored by the one evaluation rule
-(:func:`ir_rarity.engine.evaluate.evaluate`): as the member it equals, or as if it alone had joined.
+resolved once per process and path. Each run is scored through the one door
+(:func:`ir_rarity.scoring.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
+read once per evaluator and encoded once per campaign.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.pool.context import active_pool, require_pool
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ir_rarity.engine.contract import Campaign
+    from ir_rarity.scoring import Judgments
 
 # numpy, pandas and the engine are imported when a run is evaluated, not when the provider is registered: the
 # start-up hook registers ir_rarity on every `import ir_measures`, which must stay as light as it was.
@@ -47,7 +47,8 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
         NoActivePoolError: no active pool, no ``pool`` parameter and no ``IR_RARITY_POOL``.
 
     """
-    from ir_rarity.pool.resolve import measure_pool, resolve_campaign
+    from ir_rarity.pool.resolve import resolve_campaign
+    from ir_rarity.scoring import measure_pool
 
     spec: Any = measure_pool(measure) or active_pool() or os.environ.get(POOL_ENV) or None
     if spec is None:
@@ -58,15 +59,15 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
 class RarityEvaluator(Evaluator):
     """Evaluates one run at a time against the active pool (see :class:`RarityProvider`)."""
 
-    def __init__(self, measures: Iterable[ir_measures.Measure], qrels: pd.DataFrame) -> None:
+    def __init__(self, measures: Iterable[ir_measures.Measure], qrels: Judgments) -> None:
         measures = list(measures)
-        super().__init__(measures, set(qrels["query_id"].unique()))
-        self._qrels = qrels
+        super().__init__(measures, set(qrels.frame["query_id"].unique()))
+        self._qrels = qrels  # read once; encoded once per campaign
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        from ir_rarity.engine.evaluate import evaluate
         from ir_rarity.io.frames import as_run_frame
         from ir_rarity.pool.pool import Pool
+        from ir_rarity.scoring import evaluate_campaign
 
         frame = as_run_frame(run)
         by_campaign: dict[int, tuple[Any, list[ir_measures.Measure]]] = {}
@@ -78,9 +79,9 @@ class RarityEvaluator(Evaluator):
             by_campaign.setdefault(id(campaign), (campaign, []))[1].append(measure)
         for campaign, measures in by_campaign.values():
             if campaign == "own":
-                result = evaluate(Pool.from_runs({"run": frame}), self._qrels, measures)
+                result = evaluate_campaign(Pool.from_runs({"run": frame}), self._qrels, measures)
             else:
-                result = evaluate(campaign, self._qrels, measures, {"the evaluated run": frame})
+                result = evaluate_campaign(campaign, self._qrels, measures, {"the evaluated run": frame})
             # Every qrels query, in the table's (sorted) order, so that ir_measures' aggregators add them up as
             # ir_rarity's tables do; a query the run lacks holds the measure's default, as back-filling would give.
             for measure in measures:
@@ -101,6 +102,6 @@ class RarityProvider(Provider):
         return True
 
     def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> RarityEvaluator:
-        from ir_rarity.io.frames import as_qrels_frame
+        from ir_rarity.scoring import Judgments
 
-        return RarityEvaluator(measures, as_qrels_frame(qrels))
+        return RarityEvaluator(measures, Judgments(qrels))

@@ -23,8 +23,7 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate, skips_undefined
 from ir_rarity.errors import InputError, MemberNotice
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.base import higher_is_better
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["Experiment", "as_topics_frame"]

@@ -8,10 +8,11 @@ kernel. A new measure is a module here, one entry in this list and one kernel in
 
 from ir_rarity.measures.ap_rare import AP_rare
 from ir_rarity.measures.asl import ASL
-from ir_rarity.measures.base import RarityMeasure, higher_is_better
+from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.ndcg_rare import nDCG_rare
 from ir_rarity.measures.novelty import U_novel
 from ir_rarity.measures.p_rare import P_rare
+from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.measures.r_rare import R_rare
 
 __all__ = ["ASL", "FAMILIES", "AP_rare", "P_rare", "R_rare", "RarityMeasure", "U_novel", "higher_is_better",

@@ -13,7 +13,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
 from ir_rarity.errors import ParameterError
 
-__all__ = ["RarityMeasure", "RarityWeightedMeasure", "higher_is_better", "pool_param", "rarity_params", "rel_param"]
+__all__ = ["RarityMeasure", "RarityWeightedMeasure", "pool_param", "rarity_params", "rel_param"]
 
 
 class RarityMeasure(ir_measures.Measure):
@@ -152,16 +152,3 @@ def rarity_params(cutoff_required: bool, gain_default: str = "binary") -> dict[s
                                  desc="remove unjudged documents from each ranking before scoring (as ir_measures' "
                                       "AP(judged_only=True)); S_d stays as counted in the pool"),
     }
-
-
-def higher_is_better(measure: ir_measures.Measure | str) -> bool:
-    """Whether larger values of ``measure`` are better.
-
-    ir_rarity measures declare it with ``HIGHER_IS_BETTER``; every standard ir_measures measure is
-    higher-is-better.
-    """
-    if isinstance(measure, str):
-        from ir_rarity.measures.parse import parse_measure
-
-        measure = parse_measure(measure)
-    return bool(getattr(measure, "HIGHER_IS_BETTER", True))

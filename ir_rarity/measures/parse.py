@@ -1,4 +1,4 @@
-"""Measures given as objects or strings in ir_measures syntax, parsed and checked in one place."""
+"""Measures given as objects or strings in ir_measures syntax, parsed and checked in one place, and their direction."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Any
 import ir_measures
 
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["parse_measure", "parse_measures"]
+__all__ = ["higher_is_better", "parse_measure", "parse_measures"]
 
 
 def parse_measure(measure: Any) -> ir_measures.Measure:
@@ -31,8 +32,6 @@ def parse_measure(measure: Any) -> ir_measures.Measure:
     else:
         raise ParameterError(f"expected a measure (an ir_measures.Measure or a string such as 'P_rare@100'), got "
                              f"{type(measure).__name__}")
-    from ir_rarity.measures.base import RarityMeasure
-
     if isinstance(parsed, RarityMeasure):
         parsed.validate_params()
     return parsed
@@ -46,3 +45,12 @@ def parse_measures(measures: Any) -> list[ir_measures.Measure]:
         raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
                              f"{type(measures).__name__}")
     return [parse_measure(m) for m in measures]
+
+
+def higher_is_better(measure: ir_measures.Measure | str) -> bool:
+    """Whether larger values of ``measure`` are better.
+
+    ir_rarity measures declare it with ``HIGHER_IS_BETTER`` (False for ASL); every standard ir_measures measure is
+    higher-is-better.
+    """
+    return bool(getattr(parse_measure(measure), "HIGHER_IS_BETTER", True))

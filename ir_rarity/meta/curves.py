@@ -17,8 +17,7 @@ from ir_rarity.engine.compute import compute, is_engine_measure
 from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.base import higher_is_better
-from ir_rarity.measures.parse import parse_measure
+from ir_rarity.measures.parse import higher_is_better, parse_measure
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
 

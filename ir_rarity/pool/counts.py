@@ -28,6 +28,7 @@ import json
 import os
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,13 +37,15 @@ import pandas as pd
 from ir_rarity.checks import check_depth
 from ir_rarity.engine.codes import decode_keys, pair_keys, sorted_lookup
 from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
-from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
-from ir_rarity.engine.runs import RankedRuns
+from ir_rarity.engine.result import Evaluation
+from ir_rarity.engine.runs import Duplicates, RankedRuns
 from ir_rarity.errors import InputError, ParameterError, RarityWarning
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.pool.context import pop_pool, push_pool
+from ir_rarity.pool.sources import Origin, origin_of
+from ir_rarity.scoring import evaluate_campaign, evaluation_frame
 
 __all__ = ["COUNTS_FORMAT", "CountTable", "duckdb_counts_sql"]
 
@@ -80,7 +83,7 @@ class CountTable:
 
     def __init__(self, frame: pd.DataFrame, num_systems: int, depth: int | None, systems: str = "runs",
                  assume_members: bool | None = None, members: Fingerprints | None = None,
-                 n_runs: int | None = None) -> None:
+                 n_runs: int | None = None, origin: Origin | None = None) -> None:
         missing = {"query_id", "doc_id", "S_d"} - set(frame.columns)
         if missing:
             raise InputError(f"a count table needs the columns query_id, doc_id, S_d; missing {sorted(missing)}")
@@ -106,6 +109,7 @@ class CountTable:
         self.systems = systems
         self.members = {str(k): (int(v[0]), int(v[1])) for k, v in (members or {}).items()}
         self.assume_members = assume_members
+        self.origin = origin
         self.n_runs = n_runs if n_runs is not None else (len(self.members) or None)
         self._warned = False
 
@@ -166,14 +170,10 @@ class CountTable:
         except (KeyError, ValueError, TypeError):
             raise InputError("bad ir_rarity metadata (num_systems, depth, runs or members)", source) from None
         try:
-            counts = cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
-                         members=members, n_runs=n_runs)
+            return cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
+                       members=members, n_runs=n_runs, origin=origin_of([Path(source)], "counts"))
         except (InputError, ParameterError) as e:
             raise InputError(str(e), source) from None
-        from ir_rarity.pool.resolve import note_origin
-
-        note_origin(counts, source, "counts")
-        return counts
 
     # ------------------------------------------------------------------ context
     def __repr__(self) -> str:
@@ -236,17 +236,27 @@ class CountTable:
         """Qrels (any accepted shape) encoded against the table's vocabularies."""
         return encode_qrels(as_qrels_frame(qrels, source), self._queries, self._docs, source)
 
-    def evaluate(self, qrels: Any, runs: Any, measures: Any, joint: bool = False) -> pd.DataFrame:
-        """Evaluate runs (anything :meth:`Pool.from_runs` accepts) against the table, by the evaluation rule.
+    def evaluate(self, qrels: Any, measures: Any, runs: Any, *, by_query: bool = False, joint: bool = False,
+                 duplicates: Duplicates = "error", ci: float | None = None, progress: bool | None = None
+                 ) -> pd.DataFrame:
+        """Evaluate runs against the table by the evaluation rule: :func:`ir_rarity.evaluate` with ``pool=self``.
+
+        The arguments are those of :meth:`Pool.evaluate <ir_rarity.Pool.evaluate>`, in the same order; ``runs``
+        is required, since a count table does not keep its runs.
 
         Returns:
-            One row per run (index ``run``), one column per measure (mean over the qrels' queries).
+            One row per run (index ``run``), one column per measure (mean over the qrels' queries); or the long
+            per-query values with ``by_query=True``.
         """
-        from ir_rarity.pool.resolve import check_measure_pools
-        from ir_rarity.pool.sources import iter_named_runs
+        return evaluation_frame(self.evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates,
+                                                progress=progress), by_query=by_query, ci=ci)
 
-        check_measure_pools(self, measures)
-        return evaluate_runs(self, as_qrels_frame(qrels), measures, dict(iter_named_runs(runs)), joint=joint).table()
+    def evaluation(self, qrels: Any, measures: Any, runs: Any, *, joint: bool = False,
+                   duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
+        """The :class:`~ir_rarity.Evaluation` of ``runs`` against the table (see :meth:`evaluate`)."""
+        if runs is None:
+            raise ParameterError("a count table does not keep its runs: give the runs to evaluate against it")
+        return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
 
 
 def duckdb_counts_sql(depth: int | None = 100, run_from: str = "tag") -> str:

@@ -17,22 +17,23 @@ import pandas as pd
 from ir_rarity.checks import check_depth
 from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.contract import CampaignInfo
-from ir_rarity.engine.evaluate import evaluate as evaluate_runs
 from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
+from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
-from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.errors import InputError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.pool.build import encode_runs, key_index
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
-from ir_rarity.pool.resolve import note_origin
-from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.labelled import LabelledRows
+from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_files, origin_of, path_specs, run_files
 from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
+from ir_rarity.scoring import evaluate_campaign, evaluation_frame
 
 __all__ = ["Pool"]
 
@@ -53,12 +54,15 @@ class Pool:
     unless ``duplicates="first"`` keeps the first occurrence in that order (the highest-scored one).
     """
 
-    def __init__(self, encoded: EncodedRuns, key_codes: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def __init__(self, encoded: EncodedRuns, key_codes: tuple[np.ndarray, np.ndarray] | None = None,
+                 origin: Origin | None = None) -> None:
         """Use :meth:`from_runs` or :meth:`load`; this wraps already ordered and encoded runs.
 
-        ``key_codes`` is ``(code of each row's pair key, sorted unique pair keys)`` when already known.
+        ``key_codes`` is ``(code of each row's pair key, sorted unique pair keys)`` when already known; ``origin``
+        the files the pool was read from (None for runs given in memory).
         """
         self.encoded = encoded
+        self.origin = origin
         self._index = {name: i for i, name in enumerate(encoded.names)}
         # Every (query, doc) pair gets a dense code into the sorted unique keys, so that S_d at any depth is one
         # bincount and per-row lookups are array gathers, not searches.
@@ -114,14 +118,14 @@ class Pool:
 
         """
         team_map = read_teams(teams) if teams is not None else None
-        named = iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress)
+        files = run_files(runs) if path_specs(runs) is not None else None  # listed once, here
+        named = (iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress) if files is None
+                 else iter_run_files(files, split_by_tag=split_by_tag, progress=progress))
         keep = None if keep_depth is None else check_depth(keep_depth, "keep_depth")
         # Frames the caller holds anyway (not files read one by one, nor rows made into new frames here).
         held = isinstance(runs, Mapping) and all(isinstance(run, pd.DataFrame) for run in runs.values())
         encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held)
-        pool = cls(encoded, key_codes)
-        note_origin(pool, runs, "runs")
-        return pool
+        return cls(encoded, key_codes, origin=None if files is None else origin_of(files, "runs"))
 
     # ------------------------------------------------------------------ description
     @property
@@ -233,9 +237,7 @@ class Pool:
             InputError: the file is missing, changed, truncated or not a pool file; the message names it.
 
         """
-        pool = cls(load_runs(path))
-        note_origin(pool, path, "pool")
-        return pool
+        return cls(load_runs(path), origin=origin_of(run_files(path), "pool"))
 
     # ------------------------------------------------------------------ context
     def __enter__(self) -> Pool:
@@ -401,6 +403,17 @@ class Pool:
                     probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member),
                     relevant_at=lambda rel: is_relevant(key_labels, rel)[codes], counts_for=counts_for)
 
+    def labelled_rows(self, qrels: Any) -> LabelledRows:
+        """Every run's rows within the queries of ``qrels`` (any accepted shape), with their labels.
+
+        What campaign helpers and judging strategies read (:class:`~ir_rarity.pool.labelled.LabelledRows`).
+        """
+        encoded = qrels if isinstance(qrels, EncodedQrels) else self.encode_qrels(qrels)
+        rows = self.member_rows(encoded)
+        return LabelledRows(run_names=tuple(self.names), query_ids=encoded.query_ids, run=rows.run,
+                            query=rows.query, rank=rows.rank, key=rows.key, label=rows.label,
+                            decode=self.encoded.decode, n_relevant=encoded.n_relevant, lookup=encoded.lookup)
+
     def _labels_of_keys(self, qrels: EncodedQrels) -> np.ndarray:
         """The label of every pair key in ``qrels``, computed once for the blocks of one evaluation."""
         if self._labels is None or self._labels[0] is not qrels:
@@ -420,10 +433,10 @@ class Pool:
         return blocks
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, qrels: Any, measures: Any, by_query: bool = False, *, runs: Any = None, joint: bool = False,
+    def evaluate(self, qrels: Any, measures: Any, runs: Any = None, *, by_query: bool = False, joint: bool = False,
                  duplicates: Duplicates = "error", ci: float | None = None, progress: bool | None = None
                  ) -> pd.DataFrame:
-        """Evaluate the pool's runs, or other runs against the pool.
+        """Evaluate the pool's runs, or other runs against the pool: :func:`ir_rarity.evaluate` with ``pool=self``.
 
         Rarity measures and trec_eval's standard measures (``P@10``, ``AP``, ``nDCG@10``..., see
         :mod:`ir_rarity.engine.standard`) are computed by the vectorized engine over all runs together; any
@@ -434,10 +447,10 @@ class Pool:
         Args:
             qrels: A qrels DataFrame, a TREC qrels path, an ir_measures qrels iterable, or an ir_datasets id.
             measures: Measures, as objects or strings in ir_measures syntax (``'P_rare(alpha=0.5)@100'``).
-            by_query: Return per-query values in long format instead of one row per run.
             runs: Runs to score against the pool (anything :meth:`from_runs` accepts); default the pool's own.
                 Each is scored on its own: a run equal to a member scores as that member, any other as if it
                 alone had joined.
+            by_query: Return per-query values in long format instead of one row per run.
             joint: With ``runs``: score them as joining the pool together (S + k).
             duplicates: With ``runs``: ``"error"`` or ``"first"``.
             ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<measure> ci low"``
@@ -448,21 +461,14 @@ class Pool:
         Returns:
             One row per run (index ``run``) and one column per measure, named ``str(measure)``; or, with
             ``by_query=True``, a long DataFrame ``run, query_id, measure, value``. ``attrs["pool"]`` says what
-            the values were computed against (S, what it counts, depths, runs).
+            the values were computed against (S, what it counts, depths, runs). For the per-query values as
+            matrices, use :func:`ir_rarity.evaluate`, which returns the :class:`~ir_rarity.Evaluation` itself.
 
         """
-        from ir_rarity.pool.resolve import check_measure_pools
+        result = self.evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
+        return evaluation_frame(result, by_query=by_query, ci=ci)
 
-        check_measure_pools(self, measures)
-        frames = None if runs is None else dict(iter_named_runs(runs, progress=progress))
-        result = evaluate_runs(self, as_qrels_frame(qrels), measures, frames, joint=joint, duplicates=duplicates,
-                               progress=progress)
-        if by_query:
-            if ci is not None:
-                raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")
-            return result.long()
-        if ci is None:
-            return result.table()
-        from ir_rarity.compare.intervals import add_intervals
-
-        return add_intervals(result.table(), result.values, result.measures, ci)
+    def evaluation(self, qrels: Any, measures: Any, runs: Any = None, *, joint: bool = False,
+                   duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
+        """The :class:`~ir_rarity.Evaluation` behind :meth:`evaluate`: per-query values as matrices, and more."""
+        return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,10 @@ import pandas as pd
 from ir_rarity.errors import InputError
 from ir_rarity.io.frames import as_run_frame
 from ir_rarity.io.trec import read_trec_run
+from ir_rarity.progress import progress as bar
 
-__all__ = ["expand_run_paths", "iter_named_runs", "run_name_from_path"]
+__all__ = ["Origin", "expand_run_paths", "file_kind", "file_signature", "iter_named_runs", "iter_run_files",
+           "origin_of", "path_specs", "run_files", "run_name_from_path"]
 
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _GLOB_CHARS = set("*?[")
@@ -68,6 +72,72 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     if not path.exists():
         raise InputError("no such run file, directory or pattern", text)
     return [path]
+
+
+def file_kind(path: str | os.PathLike[str]) -> str:
+    """``"pool"`` (a saved ``.npz``), ``"counts"`` (a parquet count table) or ``"runs"``, by the file's first bytes."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "runs"  # a pipe or device: never read ahead (its bytes would be gone for the reader)
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return "runs"  # the run reader gives the error, naming the file
+    if head == b"PK\x03\x04":
+        return "pool"
+    if head == b"PAR1":
+        return "counts"
+    return "runs"
+
+
+FileSignature = tuple[str, int, int, int, int]
+"""A file's real path, inode, size, modification and status-change times (ns)."""
+
+
+def file_signature(files: Sequence[Path]) -> tuple[FileSignature, ...]:
+    """What identifies the content of ``files`` without reading them.
+
+    The status-change time and the inode change whenever a file's content is replaced, even by a copy that keeps
+    the size and modification time (``cp -p``, ``rsync -t``), so a changed file never passes for the one read
+    before.
+    """
+    out = []
+    for p in files:
+        st = p.stat() if os.fspath(p) != "-" else os.stat(0)
+        out.append((os.path.realpath(p), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a campaign was read from: what its files were read as, and their signatures.
+
+    Attributes:
+        kind: ``"runs"``, ``"pool"`` (a saved ``.npz``) or ``"counts"`` (a ``.parquet`` count table).
+        files: :func:`file_signature` of the files, in the order read.
+
+    """
+
+    kind: str
+    files: tuple[FileSignature, ...]
+
+    def names(self) -> list[str]:
+        """The files' paths."""
+        return [f[0] for f in self.files]
+
+
+def path_specs(spec: Any) -> list[str | os.PathLike[str]] | None:
+    """``spec`` as a list of paths when it names files (a path or a list of paths), else None."""
+    if isinstance(spec, (str, os.PathLike)):
+        return [spec]
+    if isinstance(spec, (list, tuple)) and spec and all(isinstance(s, (str, os.PathLike)) for s in spec):
+        return list(spec)
+    return None
+
+
+def origin_of(files: Sequence[Path], kind: str) -> Origin:
+    """The :class:`Origin` of a campaign read from ``files`` as ``kind``."""
+    return Origin(kind, file_signature(files))
 
 
 def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterator[tuple[str, pd.DataFrame]]:
@@ -123,18 +193,29 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
         for name, run in runs.items():
             yield str(name), as_run_frame(run, source=str(name))
         return
-    if isinstance(runs, (str, os.PathLike)):
-        files = expand_run_paths(runs)
-    elif isinstance(runs, (list, tuple)):
-        if not runs:
+    yield from iter_run_files(run_files(runs), split_by_tag=split_by_tag, progress=progress)
+
+
+def run_files(runs: Any) -> list[Path]:
+    """The files a run file, directory, glob pattern or list of them names (listed once, here).
+
+    Raises:
+        InputError: nothing at a path, an empty list, or a value that names no files.
+
+    """
+    specs = path_specs(runs)
+    if specs is None:
+        if isinstance(runs, (list, tuple)) and not runs:
             raise InputError("the list of run files is empty")
-        files = [p for spec in runs for p in expand_run_paths(spec)]
-    else:
         raise InputError(f"cannot build a pool from {type(runs).__name__}: give a dict of runs, a run file, a "
                          "directory, a glob pattern or a list of run files")
-    from ir_rarity.progress import progress as bar
+    return [p for spec in specs for p in expand_run_paths(spec)]
 
+
+def iter_run_files(files: Sequence[Path], split_by_tag: bool | None = None, progress: bool | None = None
+                   ) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Yield ``(name, frame)`` for every run of ``files`` (already listed), by the naming rule of this module."""
     enabled = False if progress is None and len(files) < 20 else progress  # a few files read in a blink
-    for path, frame in bar(zip(files, _read_ahead(files), strict=True), total=len(files), desc="reading runs",
-                           unit="file", enabled=enabled):
+    for path, frame in bar(zip(files, _read_ahead(list(files)), strict=True), total=len(files),
+                           desc="reading runs", unit="file", enabled=enabled):
         yield from _named(path, frame, split_by_tag)

@@ -28,8 +28,7 @@ from ir_rarity.campaign import leave_one_team_out
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.base import higher_is_better
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pooling.simulation import Simulation

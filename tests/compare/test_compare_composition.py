@@ -11,10 +11,10 @@ from ir_rarity import Pool, covid_round1
 from ir_rarity.compare import composition
 from ir_rarity.compare.uncertainty import ranks
 from ir_rarity.engine.compute import compute
-from ir_rarity.engine.evaluate import evaluate
 from ir_rarity.engine.weighted import WeightedCampaign
 from ir_rarity.errors import MemberNotice, ParameterError
 from ir_rarity.pool.teams import read_teams
+from ir_rarity.scoring import evaluate_campaign as evaluate
 
 MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "R_rare@100", "U_novel@100"]
 

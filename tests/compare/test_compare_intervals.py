@@ -8,7 +8,7 @@ from scipy import stats
 
 from ir_rarity.compare import bootstrap_interval, t_interval
 from ir_rarity.compare.intervals import interval_columns
-from ir_rarity.engine.evaluate import evaluate
+from ir_rarity.scoring import evaluate_campaign as evaluate
 
 
 @pytest.fixture(scope="module")

@@ -68,17 +68,14 @@ def campaign(covid_pool: Pool, tmp_path_factory: pytest.TempPathFactory) -> dict
 
 
 def _values_api(spec: Path, run: Path, qrels: pd.DataFrame) -> dict[str, float]:
-    campaign = resolve_campaign(spec)
     frame = ir_rarity.read_trec_run(run)
-    from ir_rarity.engine.evaluate import evaluate
-
-    table = evaluate(campaign, qrels, MEASURES, {"mine": frame[["query_id", "doc_id", "score"]]}).table()
+    table = ir_rarity.evaluate({"mine": frame[["query_id", "doc_id", "score"]]}, qrels, MEASURES, pool=spec).table()
     return {m: float(table.loc["mine", m]) for m in table.columns}
 
 
 def _values_pool_evaluate(spec: Path, run: Path, qrels: pd.DataFrame) -> dict[str, float]:
     if spec.suffix == ".parquet":
-        table = CountTable.read_parquet(spec).evaluate(qrels, {"mine": str(run)}, MEASURES)
+        table = CountTable.read_parquet(spec).evaluate(qrels, MEASURES, {"mine": str(run)})
     else:
         pool = Pool.load(spec) if spec.suffix == ".npz" else Pool.from_runs(spec)
         table = pool.evaluate(qrels, MEASURES, runs={"mine": str(run)})
@@ -206,8 +203,8 @@ def test_novelty_is_the_same_through_a_folder_and_a_saved_pool(campaign: dict[st
     for a, b in zip(values, again, strict=True):
         assert a.loc["mine"].tolist() == b.loc["mine"].tolist()
     with pytest.raises(ir_rarity.ParameterError, match="needs the runs themselves"):
-        CountTable.read_parquet(campaign["parquet"]).evaluate(covid_qrels, {"mine": str(campaign["new"])},
-                                                              ["U_novel@10"])
+        CountTable.read_parquet(campaign["parquet"]).evaluate(covid_qrels, ["U_novel@10"],
+                                                              {"mine": str(campaign["new"])})
 
 
 def test_tables_say_what_they_were_computed_against(campaign: dict[str, Path], covid_qrels: pd.DataFrame,

@@ -25,7 +25,7 @@ def test_parquet_round_trip_and_members_score_their_campaign_values(covid_pool: 
     pd.testing.assert_frame_equal(table.to_frame(), covid_pool.counts(100))
     names = covid_pool.names[:12]
     expected = covid_pool.evaluate(covid_qrels, MEASURES).loc[names]
-    got = table.evaluate(covid_qrels, {n: covid_pool.run(n) for n in names}, MEASURES)
+    got = table.evaluate(covid_qrels, MEASURES, {n: covid_pool.run(n) for n in names})
     pd.testing.assert_frame_equal(got, expected, check_exact=False, atol=1e-12, rtol=0, check_names=False)
     with table:  # also as the active context of plain ir_measures
         m = ir_measures.parse_measure("P_rare(alpha=0.5)@100")
@@ -37,7 +37,7 @@ def test_newcomers_against_a_count_table(covid_pool: Pool, covid_qrels: pd.DataF
     newcomer = covid_pool.run("BERT").groupby("query_id").head(60)
     table = CountTable.from_pool(covid_pool, depth=100)
     table.assume_members = False
-    got = table.evaluate(covid_qrels, {"new": newcomer}, ["P_rare@100"]).loc["new", "P_rare@100"]
+    got = table.evaluate(covid_qrels, ["P_rare@100"], {"new": newcomer}).loc["new", "P_rare@100"]
     with covid_pool:  # the pool knows it is not a member and scores it as joining: the same number
         expected = ir_measures.calc_aggregate([ir_measures.parse_measure("P_rare@100")], covid_qrels, newcomer)
     assert got == pytest.approx(next(iter(expected.values())), abs=1e-12)
@@ -46,9 +46,9 @@ def test_newcomers_against_a_count_table(covid_pool: Pool, covid_qrels: pd.DataF
 def test_count_table_errors(covid_pool: Pool, covid_qrels: pd.DataFrame, tmp_path: Path) -> None:
     table = CountTable.from_pool(covid_pool, depth=100)
     with pytest.raises(ParameterError, match="counted at depth 100"):
-        table.evaluate(covid_qrels, {"BERT": covid_pool.run("BERT")}, ["P_rare@10"])
+        table.evaluate(covid_qrels, ["P_rare@10"], {"BERT": covid_pool.run("BERT")})
     # standard measures do not depend on the campaign: computed by ir_measures on the given runs
-    standard = table.evaluate(covid_qrels, {"BERT": covid_pool.run("BERT")}, ["P@10"])
+    standard = table.evaluate(covid_qrels, ["P@10"], {"BERT": covid_pool.run("BERT")})
     assert standard.loc["BERT", "P@10"] == covid_pool.evaluate(covid_qrels, ["P@10"]).loc["BERT", "P@10"]
     other = tmp_path / "other.parquet"
     pd.DataFrame({"a": [1]}).to_parquet(other)

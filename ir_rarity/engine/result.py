@@ -1,0 +1,146 @@
+"""The value every layer above the engine reads: :class:`Evaluation`.
+
+An :class:`Evaluation` holds, for every evaluated run, query and measure, the per-query value, and says what the
+values were computed against (the campaign: S, what S counts, the depths S_d was counted at, how the runs were
+scored). Tables, significance tests, meta-evaluation, pooling analyses, the command line, the ir_measures provider
+and ``ir_rarity.Experiment`` all take one; none of them looks below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.aggregate import aggregate
+from ir_rarity.engine.contract import CampaignInfo
+from ir_rarity.errors import ParameterError
+from ir_rarity.measures.parse import higher_is_better, parse_measure
+
+if TYPE_CHECKING:
+    from ir_rarity.engine.contract import Campaign
+
+__all__ = ["MODES", "Evaluation"]
+
+MODES = {
+    "members": "its own runs scored",
+    "alone": "each run scored as if it alone joined (or as the member it equals)",
+    "joint": "the evaluated runs joined it together",
+}
+"""How the runs of an evaluation were scored against the campaign, and how :meth:`Evaluation.describe` says it."""
+
+
+@dataclass
+class Evaluation:
+    """Per-query values of every evaluated run, and what they were computed against.
+
+    Attributes:
+        names: The evaluated runs (rows of every matrix).
+        query_ids: The qrels' queries (columns of every matrix), sorted.
+        measures: The measures, parsed, in the order asked.
+        values: Measure -> ``(n_runs, n_queries)`` array of per-query values.
+        info: The campaign.
+        depths: Depths S_d was counted at for these measures (None: whole runs).
+        members: Evaluated run -> the campaign member it was recognised as (runs given apart from the campaign).
+        mode: ``"members"``, ``"alone"`` or ``"joint"`` (see :data:`MODES`).
+        campaign: The campaign itself, for analyses that go on from these values (composition intervals).
+        qrels: The qrels the values were computed with (``query_id, doc_id, relevance``).
+
+    """
+
+    names: list[str]
+    query_ids: pd.Index
+    measures: list[ir_measures.Measure]
+    values: dict[ir_measures.Measure, np.ndarray]
+    info: CampaignInfo
+    depths: list[int | None] = field(default_factory=list)
+    members: dict[str, str] = field(default_factory=dict)
+    mode: str = "members"
+    campaign: Campaign | None = field(default=None, repr=False, compare=False)
+    qrels: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ what it was computed against
+    def attrs(self) -> dict[str, object]:
+        """What the campaign is, for ``DataFrame.attrs["pool"]``."""
+        return {**self.info.as_dict(self.depths), "scored": self.mode, "members": dict(self.members)}
+
+    def describe(self) -> str:
+        """One line naming the campaign, the depths and how the runs were scored."""
+        return f"{self.info.describe(self.depths)}; {MODES[self.mode]}"
+
+    # ------------------------------------------------------------------ values
+    def measure(self, measure: ir_measures.Measure | str) -> ir_measures.Measure:
+        """The evaluated measure that ``measure`` (an object or its string) names.
+
+        Raises:
+            ParameterError: the evaluation holds no such measure.
+
+        """
+        wanted = parse_measure(measure)
+        for m in self.measures:
+            if m == wanted or str(m) == str(wanted):
+                return m
+        raise ParameterError(f"{measure} was not evaluated; the evaluation holds "
+                             f"{', '.join(str(m) for m in self.measures)}")
+
+    def matrix(self, measure: ir_measures.Measure | str) -> pd.DataFrame:
+        """Per-query values of one measure: one row per run (index ``run``), one column per query (``query_id``).
+
+        ``attrs`` carries ``measure``, ``higher_is_better`` and ``pool`` (what it was computed against).
+        """
+        m = self.measure(measure)
+        frame = pd.DataFrame(self.values[m], index=pd.Index(self.names, name="run"),
+                             columns=pd.Index([str(q) for q in self.query_ids], name="query_id"))
+        frame.attrs.update(measure=str(m), higher_is_better=higher_is_better(m), pool=self.attrs())
+        return frame
+
+    def means(self, measure: ir_measures.Measure | str) -> pd.Series:
+        """Each run's aggregate of one measure (its mean over the qrels' queries), indexed by run."""
+        m = self.measure(measure)
+        return pd.Series(aggregate(m, self.values[m]), index=pd.Index(self.names, name="run"), name=str(m))
+
+    def table(self) -> pd.DataFrame:
+        """One row per run (index ``run``), one column per measure (``str(measure)``), aggregated per measure."""
+        table = pd.DataFrame({str(m): aggregate(m, self.values[m]) for m in self.measures},
+                             index=pd.Index(self.names, name="run"))
+        table.attrs["pool"] = self.attrs()
+        return table
+
+    def long(self) -> pd.DataFrame:
+        """Per-query values, long: ``run, query_id, measure, value``."""
+        n_runs, n_queries = len(self.names), len(self.query_ids)
+        parts = [pd.DataFrame({
+            "run": np.repeat(np.asarray(self.names, dtype=object), n_queries),
+            "query_id": np.tile(self.query_ids.to_numpy(dtype=object), n_runs),
+            "measure": str(m),
+            "value": self.values[m].reshape(-1),
+        }) for m in self.measures]
+        long = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+            columns=["run", "query_id", "measure", "value"])
+        long.attrs["pool"] = self.attrs()
+        return long
+
+    def select(self, names: Sequence[str]) -> Evaluation:
+        """The same evaluation restricted to the runs ``names`` (in that order).
+
+        Raises:
+            KeyError: a name is not an evaluated run.
+
+        """
+        index = {n: i for i, n in enumerate(self.names)}
+        missing = [n for n in names if n not in index]
+        if missing:
+            raise KeyError(f"no evaluated run named {missing[0]!r}")
+        rows = np.array([index[n] for n in names], dtype=np.int64)
+        return Evaluation(names=list(names), query_ids=self.query_ids, measures=list(self.measures),
+                          values={m: v[rows] for m, v in self.values.items()}, info=self.info,
+                          depths=list(self.depths), members={n: self.members[n] for n in names if n in self.members},
+                          mode=self.mode, campaign=self.campaign, qrels=self.qrels)
+
+    def __repr__(self) -> str:
+        return (f"Evaluation({len(self.names)} runs x {len(self.query_ids)} queries, "
+                f"measures [{', '.join(str(m) for m in self.measures)}]; {self.describe()})")

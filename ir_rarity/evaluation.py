@@ -1,0 +1,100 @@
+"""The front door: :func:`evaluate` scores runs with rarity and standard measures and returns an :class:`Evaluation`.
+
+Every way in goes through here or through :func:`ir_rarity.scoring.evaluate_campaign` (the same door with the
+campaign already in hand): ``Pool.evaluate``, ``CountTable.evaluate``, ``ir-rarity eval``, the ir_measures provider,
+``ir_rarity.Experiment``, campaign tables, meta-evaluation, pooling analyses. So a run and a campaign give one
+number whichever way they are evaluated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ir_rarity.engine.contract import MemberCampaign
+from ir_rarity.engine.result import Evaluation
+from ir_rarity.engine.runs import Duplicates
+from ir_rarity.errors import ParameterError
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.pool.resolve import resolve_campaign
+from ir_rarity.pool.teams import read_teams
+from ir_rarity.scoring import Judgments, evaluate_campaign, required_depth
+
+__all__ = ["Evaluation", "evaluate"]
+
+
+def evaluate(
+    runs: Any,
+    qrels: Any,
+    measures: Any,
+    *,
+    pool: Any = None,
+    joint: bool = False,
+    teams: Mapping[str, str] | str | tuple[str, str] | None = None,
+    duplicates: Duplicates = "error",
+    split_by_tag: bool | None = None,
+    progress: bool | None = None,
+) -> Evaluation:
+    r"""Score runs with rarity and standard measures, by the one evaluation rule.
+
+    Rarity measures weigh each relevant document d by how few of the campaign's S systems retrieved it:
+    :math:`w(d) = 1 + \alpha\,(1 - S_d/S)` (Türkmen, Lease & Kutlu, ECIR 2023, eqs. 2-3); standard measures
+    (``P@10``, ``AP``, ``nDCG@10``...) give ir_measures' values.
+
+    * ``pool=None``: ``runs`` are the campaign. S counts them (or their teams) and S_d is counted from them.
+    * ``pool`` given: each run is scored against that campaign on its own: a run whose ranked lists equal a
+      member's (to the depth S_d is counted at) scores as that member; any other as if it alone had joined
+      (:math:`S + 1`, its own documents counted in :math:`S_d`). With ``joint=True`` the runs join it together
+      (:math:`S + k`).
+
+    Measures are parsed once, the campaign is resolved once (files are listed once and read once), and each
+    measure's own ``pool=`` must name that campaign.
+
+    Args:
+        runs: A dict ``name -> run`` (DataFrames with ir_measures or PyTerrier columns, dicts of dicts, or run
+            files), run files, a folder, a glob, or a list of them; a file holding one tag is one run named by its
+            file name, a file holding several is split by tag. With ``pool=None`` also a saved pool (``.npz``).
+        qrels: A qrels DataFrame, a TREC qrels file, an ir_measures qrels iterable or an ir_datasets id.
+        measures: A measure or a list, as objects or strings in ir_measures syntax
+            (``'P_rare(alpha=0.5)@100'``, ``'ASL@g1-10'``, ``'nDCG@10'``).
+        pool: The campaign to score ``runs`` against: a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`,
+            run files, a folder, a glob, a saved ``.npz`` or a ``.parquet`` count table.
+        joint: With ``pool``: the runs join it together instead of each on its own.
+        teams: S counts teams, not runs: a mapping ``run -> team`` or a leaderboard CSV (``'path:team_column'``,
+            ``'path:run_column:team_column'``); for the runs being pooled (``runs`` without ``pool``, or ``pool``
+            given as runs).
+        duplicates: A document listed twice for a query: ``"error"`` (as trec_eval) or ``"first"``.
+        split_by_tag: For run files: split every file by its tag column (True) or never (False).
+        progress: Progress bars; None shows them on a terminal only.
+
+    Returns:
+        An :class:`~ir_rarity.Evaluation`: ``table()`` (one row per run), ``long()``, ``matrix(measure)`` (runs x
+        queries), ``describe()`` and ``attrs()`` (what it was computed against).
+
+    Raises:
+        ParameterError: a bad measure, ``joint`` without ``pool``, or a measure naming another pool.
+        InputError: unreadable runs, qrels or pool.
+
+    Example:
+        >>> import ir_rarity
+        >>> from ir_rarity import covid_round1
+        >>> result = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, ["P@10", "P_rare(alpha=0.5)@10"])
+        >>> result.info.num_systems
+        143
+
+    """
+    measure_list = parse_measures(measures)
+    team_map = read_teams(teams) if teams is not None else None
+    keep = required_depth(measure_list)  # a campaign read from files keeps only what the measures read
+    judgments = Judgments(qrels)
+    if pool is None:
+        if joint:
+            raise ParameterError("joint=True needs a pool to join: without one, the runs are the campaign")
+        campaign = resolve_campaign(runs, teams=team_map, duplicates=duplicates, keep_depth=keep,
+                                    split_by_tag=split_by_tag, progress=progress, cache=False)
+        if not isinstance(campaign, MemberCampaign):
+            raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
+        return evaluate_campaign(campaign, judgments, measure_list, progress=progress)
+    campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep, progress=progress)
+    return evaluate_campaign(campaign, judgments, measure_list, runs, joint=joint, duplicates=duplicates,
+                             split_by_tag=split_by_tag, progress=progress)

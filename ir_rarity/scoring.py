@@ -1,0 +1,193 @@
+"""Scoring runs against a campaign already in hand: the door :func:`ir_rarity.evaluate` opens onto the engine.
+
+:func:`evaluate_campaign` parses the measures once, checks each measure's own ``pool=`` against the campaign, reads
+the given runs once (cut to the depth the measures read, :func:`required_depth`) and applies the one rule of
+:mod:`ir_rarity.engine.evaluate`. ``Pool.evaluate`` and ``CountTable.evaluate`` are this function with the
+campaign bound; :func:`ir_rarity.evaluate` resolves the campaign first (from files, a folder, a saved pool...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ir_measures
+import pandas as pd
+
+from ir_rarity.engine.contract import Campaign
+from ir_rarity.engine.evaluate import apply_rule
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.result import Evaluation
+from ir_rarity.engine.runs import Duplicates
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.pool.build import top_k
+from ir_rarity.pool.sources import (
+    Origin,
+    file_kind,
+    iter_named_runs,
+    iter_run_files,
+    origin_of,
+    path_specs,
+    run_files,
+)
+
+__all__ = ["Judgments", "check_measure_pools", "evaluate_campaign", "evaluation_frame", "measure_pool",
+           "read_runs", "required_depth"]
+
+
+class Judgments:
+    """Qrels read once, and encoded once per campaign vocabulary they are scored against.
+
+    A caller that scores many runs against one campaign (the ir_measures provider, one run per call) keeps one
+    :class:`Judgments` so the qrels are encoded once, not once per run.
+    """
+
+    def __init__(self, qrels: Any, source: str = "qrels") -> None:
+        self.frame: pd.DataFrame = qrels.frame if isinstance(qrels, Judgments) else as_qrels_frame(qrels, source)
+        self._encoded: list[tuple[pd.Index, pd.Index, EncodedQrels]] = []
+
+    def encoded_for(self, campaign: Campaign) -> EncodedQrels:
+        """The qrels encoded against ``campaign``'s vocabularies (kept for the last few vocabularies)."""
+        query_vocab, doc_vocab = campaign.vocabularies()
+        for queries, docs, encoded in self._encoded:
+            if queries is query_vocab and docs is doc_vocab:
+                return encoded
+        encoded = encode_qrels(self.frame, query_vocab, doc_vocab)
+        self._encoded = [*self._encoded[-3:], (query_vocab, doc_vocab, encoded)]
+        return encoded
+
+
+def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
+    """The deepest rank any of ``measures`` reads (cutoff or S_d depth), or None if one needs whole runs.
+
+    A measure without a cutoff (``AP``, ``Rprec``, ``AP_rare``...) and one that removes unjudged documents before
+    cutting (``judged_only=True``, whose top k may lie deeper in the run) need whole runs.
+    """
+    deepest = 0
+    for measure in measures:
+        params = measure.params
+        cutoff = params.get("cutoff")
+        if not isinstance(cutoff, int) or params.get("judged_only"):
+            return None
+        depth = params.get("depth")
+        deepest = max(deepest, cutoff, depth if isinstance(depth, int) else 0)
+    return deepest or None
+
+
+def measure_pool(measure: ir_measures.Measure) -> str | None:
+    """The pool a measure names with its own ``pool`` parameter (``P_rare(pool='runs/')@100``), or None."""
+    params = getattr(measure, "params", {})
+    spec = params.get("pool") if isinstance(params, dict) else None
+    return str(spec) if spec else None
+
+
+def _origin_of_spec(spec: str) -> Origin | None:
+    try:
+        files = run_files(spec)
+    except (InputError, OSError):
+        return None
+    kinds = {file_kind(p) for p in files}
+    return origin_of(files, kinds.pop() if len(kinds) == 1 else "runs")
+
+
+def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measure]) -> None:
+    """Refuse a measure whose own ``pool=`` names other files than the campaign it is evaluated against.
+
+    A measure string carries its pool where ir_measures is the entry point (the stock command); where the
+    campaign is given otherwise (``Pool.evaluate``, ``ir_rarity.evaluate(pool=...)``, ``ir-rarity eval``), a
+    ``pool=`` naming the files the campaign was read from (unchanged since) is fine, and any other is an error,
+    never a number computed against the wrong pool.
+
+    Raises:
+        ParameterError: a measure names another pool.
+
+    """
+    base = getattr(campaign, "campaign", campaign)  # a joined campaign: the campaign it extends
+    origins = {getattr(c, "origin", None) for c in (campaign, base)} - {None}
+    for measure in measures:
+        spec = measure_pool(measure)
+        if spec is not None and _origin_of_spec(spec) not in origins:
+            raise ParameterError(f"{measure} names its own pool ({spec!r}), but is evaluated against another "
+                                 f"({campaign.info().describe()}): drop pool= from the measure, or evaluate against "
+                                 "that pool (--pool, ir_rarity.evaluate(pool=...))")
+
+
+def read_runs(runs: Any, *, depth: int | None = None, duplicates: Duplicates = "error",
+              split_by_tag: bool | None = None, progress: bool | None = None) -> dict[str, pd.DataFrame]:
+    """Runs to evaluate (a mapping of runs, run files, a folder, a glob or a list of them) as named frames.
+
+    Files are listed once and read once; each run read from a file is cut to its top ``depth`` documents per
+    query when a depth is given (what the measures read), so memory stays bounded by what is scored.
+
+    Raises:
+        InputError: unreadable input, or two runs with the same name.
+
+    """
+    from_files = not isinstance(runs, Mapping) and path_specs(runs) is not None
+    named = (iter_run_files(run_files(runs), split_by_tag=split_by_tag, progress=progress) if from_files
+             else iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress))
+    frames: dict[str, pd.DataFrame] = {}
+    for name, frame in named:
+        if name in frames:
+            raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
+        frames[name] = top_k(frame, depth, name, duplicates) if from_files and depth is not None else frame
+    if not frames:
+        raise ParameterError("no runs to evaluate")
+    return frames
+
+
+def evaluate_campaign(campaign: Campaign, qrels: Any, measures: Any, runs: Any = None, *, joint: bool = False,
+                      duplicates: Duplicates = "error", split_by_tag: bool | None = None,
+                      progress: bool | None = None) -> Evaluation:
+    """Score runs against ``campaign`` by the one rule (:mod:`ir_rarity.engine.evaluate`).
+
+    Args:
+        campaign: What the runs are scored against (a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`
+            or any :class:`~ir_rarity.engine.contract.Campaign`).
+        qrels: Qrels in any shape :func:`ir_rarity.io.frames.as_qrels_frame` accepts, or :class:`Judgments`.
+        measures: A measure or a list of them, as objects or strings in ir_measures syntax.
+        runs: Runs to score against the campaign, each on its own (see :func:`read_runs`); None scores the
+            campaign's own runs (a pool).
+        joint: The given runs join the campaign together (S + k).
+        duplicates: For given runs: ``"error"`` (as trec_eval) or ``"first"``.
+        split_by_tag: For run files: split every file into runs by its tag column (True) or never (False).
+        progress: Progress bars (reading, measures through ir_measures); None: on a terminal only.
+
+    Returns:
+        The :class:`~ir_rarity.Evaluation`.
+
+    Raises:
+        ParameterError: a bad measure, a measure naming another pool, ``joint`` without runs, no runs.
+        InputError: unreadable qrels or runs.
+
+    """
+    measure_list = parse_measures(measures)
+    check_measure_pools(campaign, measure_list)
+    judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
+    frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
+                                                 split_by_tag=split_by_tag, progress=progress)
+    return apply_rule(campaign, judgments.frame, measure_list, frames, joint=joint, duplicates=duplicates,
+                      progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
+
+
+def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:
+    """An evaluation as the frame ``Pool.evaluate`` returns.
+
+    Its table, its long per-query values (``by_query``), or the table with a confidence interval of each mean
+    (``ci``, a percentile bootstrap over queries, seed 0).
+
+    Raises:
+        ParameterError: ``ci`` with ``by_query`` (per-query values have no mean to bound).
+
+    """
+    if by_query:
+        if ci is not None:
+            raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")
+        return evaluation.long()
+    if ci is None:
+        return evaluation.table()
+    from ir_rarity.compare.intervals import add_intervals  # scipy is imported only when intervals are asked
+
+    return add_intervals(evaluation.table(), evaluation.values, evaluation.measures, ci)

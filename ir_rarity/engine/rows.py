@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
-from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
+from ir_rarity.engine.qrels import EncodedQrels, is_relevant
 
 __all__ = ["CountsAt", "KeyCounts", "ProbabilitiesAt", "Rows"]
 
@@ -171,7 +171,7 @@ class Rows:
         return self._cached(("judged_only",), self._make_judged_only)
 
     def _make_judged_only(self) -> Rows:
-        keep = self.label != UNJUDGED
+        keep = self.label >= 0  # judged, and not a negative label: trec_eval -J (and the standard kernels) drop those
         cell = self.cell()[keep]
         start = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, dtype=np.int64)
         rank = np.arange(len(cell), dtype=np.int64) - np.repeat(start, np.diff(np.r_[start, len(cell)]))

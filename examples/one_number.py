@@ -1,10 +1,10 @@
-"""One campaign, one number: the same runs scored against TREC-COVID round 1 through all six entry points.
+"""One campaign, one number: the same runs scored against TREC-COVID round 1 through all seven entry points.
 
 Two runs are scored against the embedded campaign (143 runs): "copy", BERT less its last document per query (its
 top 10 is BERT's, so at depth 10 it *is* BERT), and "new", run1's documents in reverse order. Each goes through
-``Pool.evaluate(runs=)``, ``with pool:`` + ``ir_measures.calc_aggregate``, ``with pool:`` + ``pt.Experiment``,
+the front door ``ir_rarity.evaluate(pool=)``, ``Pool.evaluate(runs=)``, ``with pool:`` + ``ir_measures.calc_aggregate``, ``with pool:`` + ``pt.Experiment``,
 ``ir_rarity.Experiment(pool=)``, ``ir-rarity eval --pool`` and the stock ``ir_measures`` command with ``pool=``;
-the pool is given to the last three as a saved ``.npz``. Run: ``python examples/one_number.py``.
+the pool is given to the front door and the last three as a saved ``.npz``. Run: ``python examples/one_number.py``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ def main() -> None:
             run = run[["query_id", "doc_id", "score"]]
             path = Path(tmp) / f"{name}.gz"
             write_run(run, path)
-            values = {"Pool.evaluate(runs=)": pool.evaluate(qrels, [MEASURE], runs={name: run}).iloc[0, 0]}
+            values = {"ir_rarity.evaluate(pool=.npz)": ir_rarity.evaluate(
+                {name: run}, qrels, [MEASURE], pool=str(saved)).table().iloc[0, 0],
+                "Pool.evaluate(runs=)": pool.evaluate(qrels, [MEASURE], runs={name: run}).iloc[0, 0]}
             with activated(pool):
                 values["with pool: calc_aggregate"] = ir_measures.calc_aggregate([measure], qrels, run)[measure]
                 pt_run = run.rename(columns={"query_id": "qid", "doc_id": "docno"})

@@ -1,10 +1,11 @@
 """One campaign, one number: the same runs scored against TREC-COVID round 1 through all seven entry points.
 
-Two runs are scored against the embedded campaign (143 runs): "copy", BERT less its last document per query (its
-top 10 is BERT's, so at depth 10 it *is* BERT), and "new", run1's documents in reverse order. Each goes through
-the front door ``ir_rarity.evaluate(pool=)``, ``Pool.evaluate(runs=)``, ``with pool:`` + ``ir_measures.calc_aggregate``, ``with pool:`` + ``pt.Experiment``,
-``ir_rarity.Experiment(pool=)``, ``ir-rarity eval --pool`` and the stock ``ir_measures`` command with ``pool=``;
-the pool is given to the front door and the last three as a saved ``.npz``. Run: ``python examples/one_number.py``.
+Two runs are scored against the embedded campaign (143 runs): "copy", BERT less its last document per query (its top
+10 is BERT's, so at depth 10 it *is* BERT), and "new", run1's documents in reverse order. Each goes through the front
+door ``ir_rarity.evaluate(pool=)``, ``Pool.evaluate(runs=)``, ``with pool:`` + ``ir_measures.calc_aggregate``, ``with
+pool:`` + ``pt.Experiment``, ``ir_rarity.Experiment(pool=)``, ``ir-rarity eval --pool`` and the stock ``ir_measures``
+command with ``pool=``; the pool is given to the front door and the last three as a saved ``.npz``. Run: ``python
+examples/one_number.py``.
 """
 
 from __future__ import annotations

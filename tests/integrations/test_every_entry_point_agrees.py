@@ -1,11 +1,12 @@
 """One campaign, one number: every entry point scores the same run against the same campaign identically.
 
 A campaign of 15 real round-1 runs is written as run files. Two runs are evaluated against it: a content copy of a
-member (its last document per query removed, so its top 10 is the member's) and a truly new run. Each goes
-through the seven paths -- the front door ``ir_rarity.evaluate(pool=)`` (the reference), ``Pool.evaluate(runs=)``, ``with pool:`` + ``ir_measures.calc_aggregate``,
-``with pool:`` + ``pt.Experiment``, ``ir_rarity.Experiment(pool=)``, ``ir-rarity eval --pool``, and the stock
-``ir_measures`` command with ``pool=`` / ``IR_RARITY_POOL`` -- with the pool named as a folder of run files, a
-saved ``.npz`` pool and a ``.parquet`` count table. Every value must be the same float, to the last digit.
+member (its last document per query removed, so its top 10 is the member's) and a truly new run. Each goes through the
+seven paths -- the front door ``ir_rarity.evaluate(pool=)`` (the reference), ``Pool.evaluate(runs=)``, ``with pool:``
++ ``ir_measures.calc_aggregate``, ``with pool:`` + ``pt.Experiment``, ``ir_rarity.Experiment(pool=)``, ``ir-rarity
+eval --pool``, and the stock ``ir_measures`` command with ``pool=`` / ``IR_RARITY_POOL`` -- with the pool named as a
+folder of run files, a saved ``.npz`` pool and a ``.parquet`` count table. Every value must be the same float, to the
+last digit.
 """
 
 from __future__ import annotations

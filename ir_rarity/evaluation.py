@@ -8,8 +8,7 @@ number whichever way they are evaluated.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ir_rarity.engine.contract import MemberCampaign
 from ir_rarity.engine.result import Evaluation
@@ -20,17 +19,20 @@ from ir_rarity.pool.resolve import resolve_campaign
 from ir_rarity.pool.teams import read_teams
 from ir_rarity.scoring import Judgments, evaluate_campaign, required_depth
 
+if TYPE_CHECKING:
+    from ir_rarity.typing import CampaignLike, MeasuresLike, QrelsLike, RunsLike, TeamsLike
+
 __all__ = ["Evaluation", "evaluate"]
 
 
 def evaluate(
-    runs: Any,
-    qrels: Any,
-    measures: Any,
+    runs: RunsLike,
+    qrels: QrelsLike,
+    measures: MeasuresLike,
     *,
-    pool: Any = None,
+    pool: CampaignLike | None = None,
     joint: bool = False,
-    teams: Mapping[str, str] | str | tuple[str, str] | None = None,
+    teams: TeamsLike | None = None,
     duplicates: Duplicates = "error",
     split_by_tag: bool | None = None,
     progress: bool | None = None,

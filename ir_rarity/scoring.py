@@ -9,7 +9,7 @@ campaign bound; :func:`ir_rarity.evaluate` resolves the campaign first (from fil
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ir_measures
 import pandas as pd
@@ -33,6 +33,9 @@ from ir_rarity.pool.sources import (
     run_files,
 )
 
+if TYPE_CHECKING:
+    from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
+
 __all__ = ["Judgments", "check_measure_pools", "evaluate_campaign", "evaluation_frame", "measure_pool",
            "read_runs", "required_depth"]
 
@@ -44,7 +47,7 @@ class Judgments:
     :class:`Judgments` so the qrels are encoded once, not once per run.
     """
 
-    def __init__(self, qrels: Any, source: str = "qrels") -> None:
+    def __init__(self, qrels: QrelsLike | Judgments, source: str = "qrels") -> None:
         self.frame: pd.DataFrame = qrels.frame if isinstance(qrels, Judgments) else as_qrels_frame(qrels, source)
         self._encoded: list[tuple[pd.Index, pd.Index, EncodedQrels]] = []
 
@@ -114,7 +117,7 @@ def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measu
                                  "that pool (--pool, ir_rarity.evaluate(pool=...))")
 
 
-def read_runs(runs: Any, *, depth: int | None = None, duplicates: Duplicates = "error",
+def read_runs(runs: RunsLike, *, depth: int | None = None, duplicates: Duplicates = "error",
               split_by_tag: bool | None = None, progress: bool | None = None) -> dict[str, pd.DataFrame]:
     """Runs to evaluate (a mapping of runs, run files, a folder, a glob or a list of them) as named frames.
 
@@ -138,7 +141,8 @@ def read_runs(runs: Any, *, depth: int | None = None, duplicates: Duplicates = "
     return frames
 
 
-def evaluate_campaign(campaign: Campaign, qrels: Any, measures: Any, runs: Any = None, *, joint: bool = False,
+def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures: MeasuresLike,
+                      runs: RunsLike | None = None, *, joint: bool = False,
                       duplicates: Duplicates = "error", split_by_tag: bool | None = None,
                       progress: bool | None = None) -> Evaluation:
     """Score runs against ``campaign`` by the one rule (:mod:`ir_rarity.engine.evaluate`).

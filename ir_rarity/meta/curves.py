@@ -1,8 +1,9 @@
 """Per-query score tables and the Kendall tau vs. alpha curve (Türkmen, Lease & Kutlu, ECIR 2023, Figure 2).
 
-:func:`per_query_matrix` gives the runs x queries table every function of :mod:`ir_rarity.meta.stats` takes.
-:func:`tau_alpha_curve` compares the system ranking of ``P_rare@k`` and ``AP_rare@k`` at each rarity weight
-alpha with the ranking of ``P@k`` and ``AP@k`` (Section 4.2, Figure 2).
+:func:`per_query_matrix` gives the runs x queries table every statistic of :mod:`ir_rarity.stats` and
+:mod:`ir_rarity.meta` takes (:meth:`ir_rarity.Evaluation.matrix` of one measure). :func:`tau_alpha_curve`
+compares the system ranking of ``P_rare@k`` and ``AP_rare@k`` at each rarity weight alpha with the ranking of
+``P@k`` and ``AP@k`` (Section 4.2, Figure 2), all of them scored in one evaluation.
 """
 
 from __future__ import annotations
@@ -13,67 +14,85 @@ from typing import Any
 import ir_measures
 import pandas as pd
 
-from ir_rarity.engine.compute import compute, is_engine_measure
-from ir_rarity.engine.qrels import EncodedQrels
-from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.parse import higher_is_better, parse_measure
-from ir_rarity.meta.stats import kendall_tau, tau_ap
+from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
+from ir_rarity.scoring import evaluate_campaign
+from ir_rarity.stats import kendall_tau, tau_ap
 
-__all__ = ["DEFAULT_ALPHAS", "per_query_matrix", "tau_alpha_curve"]
+__all__ = ["DEFAULT_ALPHAS", "PAIRS", "curve_measures", "curve_parameters", "per_query_matrix", "score_matrices",
+           "tau_alpha_curve"]
 
 DEFAULT_ALPHAS: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(11))
 """The rarity weights of Figure 2: 0, 0.1, ..., 1."""
 
+PAIRS: tuple[tuple[str, str], ...] = (("P_rare", "P"), ("AP_rare", "AP"))
+"""Each rarity measure of the curve and its base measure (the rarity measure at alpha = 0)."""
+
 MeasureLike = ir_measures.Measure | str
-
-
-def _parse(measure: MeasureLike) -> ir_measures.Measure:
-    return parse_measure(measure)
-
-
-def _engine_frame(pool: Pool, rows: Rows, encoded: EncodedQrels, measure: ir_measures.Measure) -> pd.DataFrame:
-    """Runs x queries table of an engine measure from already built member rows."""
-    values = compute(measure, rows)
-    return pd.DataFrame(values, index=pd.Index(pool.names, name="run"),
-                        columns=pd.Index([str(q) for q in encoded.query_ids], name="query_id"))
 
 
 def per_query_matrix(pool: Pool, qrels: Any, measure: MeasureLike) -> pd.DataFrame:
     """Per-query values of one measure for every run of the pool, as a runs x queries table.
 
-    Rarity measures (``P_rare``, ``AP_rare``) are computed by the vectorized engine, any other measure by
-    ir_measures through :meth:`Pool.evaluate`. Every query of the qrels is a column; a query a run did not
-    retrieve anything for holds the measure's default (0 for P, AP and the rarity measures), as in trec_eval.
+    ``evaluate_campaign(pool, qrels, [measure]).matrix(measure)``: rarity measures are scored by the
+    vectorized engine, any other measure by ir_measures. Every query of the qrels is a column; a query a run did
+    not retrieve anything for holds the measure's default (0 for P, AP and the rarity measures), as in trec_eval.
 
     Args:
         pool: The pool whose runs are evaluated (and whose S_d the rarity measures use).
-        qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
+        qrels: Qrels in any shape :func:`ir_rarity.scoring.evaluate_campaign` accepts.
         measure: One measure, as an object or in ir_measures syntax (``'P_rare(alpha=0.5)@100'``).
 
     Returns:
         A DataFrame with one row per run (index ``run``, pool order) and one column per qrels query id
-        (``query_id``, sorted), with ``attrs["measure"]`` and ``attrs["higher_is_better"]``, ready for
-        :func:`~ir_rarity.meta.stats.kendall_tau`,
-        :func:`~ir_rarity.meta.stats.discriminative_power` and :func:`~ir_rarity.meta.stats.stability`.
+        (``query_id``, sorted), with ``attrs["measure"]``, ``attrs["higher_is_better"]`` (read by the statistics
+        when not told the direction) and ``attrs["pool"]`` (what the values were computed against), ready for
+        :func:`~ir_rarity.stats.correlation.kendall_tau`,
+        :func:`~ir_rarity.meta.discriminative.discriminative_power` and :func:`~ir_rarity.meta.stability.stability`.
 
     """
-    m = _parse(measure)
-    if is_engine_measure(m):
-        encoded = pool.encode_qrels(qrels)
-        frame = _engine_frame(pool, pool.member_rows(encoded), encoded, m)
-    else:
-        long = pool.evaluate(qrels, [m], by_query=True)
-        n_runs = len(pool)
-        n_queries = len(long) // n_runs
-        columns = pd.Index([str(q) for q in long["query_id"].iloc[:n_queries]], name="query_id")
-        frame = pd.DataFrame(long["value"].to_numpy(float).reshape(n_runs, n_queries),
-                             index=pd.Index(pool.names, name="run"), columns=columns)
-    # The meta-evaluation functions read the direction from here when not told (ASL: lower is better).
-    frame.attrs["measure"] = str(m)
-    frame.attrs["higher_is_better"] = higher_is_better(m)
-    return frame
+    m = parse_measure(measure)
+    return evaluate_campaign(pool, qrels, [m]).matrix(m)
+
+
+def score_matrices(pool: Pool, qrels: Any, measures: Sequence[MeasureLike],
+                   known: Mapping[str, pd.DataFrame] | None = None, progress: bool | None = None
+                   ) -> dict[str, pd.DataFrame]:
+    """Runs x queries tables of several measures, those not ``known`` scored together in one evaluation.
+
+    Args:
+        pool: The campaign.
+        qrels: Qrels in any shape :func:`ir_rarity.scoring.evaluate_campaign` accepts.
+        measures: The measures (objects or strings).
+        known: Tables already computed, by ``str(measure)``; they are used as they are.
+        progress: Progress bars of the evaluation (None: on a terminal only).
+
+    Returns:
+        ``str(measure)`` -> table (as :func:`per_query_matrix` gives it), for every measure and every known one.
+
+    """
+    tables = dict(known or {})
+    missing = list(dict.fromkeys(str(parse_measure(m)) for m in measures if str(parse_measure(m)) not in tables))
+    if missing:
+        evaluation = evaluate_campaign(pool, qrels, missing, progress=progress)
+        tables.update({name: evaluation.matrix(name) for name in missing})
+    return tables
+
+
+def curve_measures(alphas: Sequence[float], cutoff: int) -> list[str]:
+    """The measures of the tau vs. alpha curve: each rarity measure at alpha 0 (its base) and at every alpha.
+
+    Args:
+        alphas: Rarity weights.
+        cutoff: The rank cutoff k (and S_d depth).
+
+    Returns:
+        ``str(measure)`` of every measure, without repeats, in the curve's order.
+
+    """
+    wanted = [f"{name}(alpha={alpha:g})@{cutoff}" for name, _ in PAIRS for alpha in (0.0, *alphas)]
+    return list(dict.fromkeys(str(parse_measure(m)) for m in wanted))
 
 
 def _tau_b(means: pd.Series, base: pd.Series) -> float:
@@ -81,6 +100,43 @@ def _tau_b(means: pd.Series, base: pd.Series) -> float:
     if means.equals(base) and means.nunique() > 1:
         return 1.0
     return kendall_tau(means, base)
+
+
+def curve_parameters(alphas: Sequence[float], cutoff: int) -> tuple[list[float], int]:
+    """The rarity weights and the cutoff of a tau vs. alpha curve, checked.
+
+    Args:
+        alphas: Rarity weights, each >= 0.
+        cutoff: The rank cutoff k, >= 1.
+
+    Returns:
+        The alphas as floats and the cutoff as an int.
+
+    Raises:
+        ParameterError: On a negative alpha, no alphas, or a cutoff < 1.
+
+    """
+    values = [float(a) for a in alphas]
+    if not values:
+        raise ParameterError("tau_alpha_curve needs at least one alpha")
+    if any(a < 0 for a in values):
+        raise ParameterError(f"alphas must be >= 0, got {values}")
+    if int(cutoff) < 1:
+        raise ParameterError(f"cutoff must be a positive integer, got {cutoff}")
+    return values, int(cutoff)
+
+
+def _pair_records(tables: Mapping[str, pd.DataFrame], name: str, base_label: str, alphas: Sequence[float],
+                  cutoff: int) -> list[dict[str, Any]]:
+    """One row per alpha comparing ``name`` at that alpha with its base measure (``name`` at alpha 0)."""
+    base = tables[str(parse_measure(f"{name}(alpha=0)@{cutoff}"))].mean(axis=1)
+    records = []
+    for alpha in alphas:
+        measure = str(parse_measure(f"{name}(alpha={alpha:g})@{cutoff}"))
+        means = base if alpha == 0 else tables[measure].mean(axis=1)
+        records.append({"alpha": alpha, "pair": f"{name} vs {base_label}", "measure": measure,
+                        "base": f"{base_label}@{cutoff}", "tau": _tau_b(means, base), "tau_ap": tau_ap(means, base)})
+    return records
 
 
 def tau_alpha_curve(
@@ -94,8 +150,10 @@ def tau_alpha_curve(
 
     For every ``alpha``, the systems are ranked by their mean ``P_rare(alpha)@cutoff`` and by their mean
     ``P@cutoff``, and by ``AP_rare(alpha)@cutoff`` and ``AP@cutoff``; each pair of rankings is compared with
-    Kendall's tau-b (:func:`~ir_rarity.meta.stats.kendall_tau`) and tau_AP with the base measure as the
-    reference ranking (:func:`~ir_rarity.meta.stats.tau_ap`). S_d is counted at depth ``cutoff``.
+    Kendall's tau-b (:func:`~ir_rarity.stats.correlation.kendall_tau`, Kendall, Biometrika 1945) and tau_AP with
+    the base measure as the reference ranking (:func:`~ir_rarity.stats.correlation.tau_ap`, Yilmaz, Aslam &
+    Robertson, SIGIR 2008). S_d is counted at depth ``cutoff``. Every measure not in ``matrices`` is scored in
+    one :func:`~ir_rarity.scoring.evaluate_campaign` call.
 
     The base measures are computed by the same engine as the rarity measure at ``alpha=0``, which equals
     trec_eval's P@k and AP@k value for value (tested against pytrec_eval on TREC-COVID round 1). So at
@@ -103,8 +161,8 @@ def tau_alpha_curve(
     tau-b would round to ``1 - 1e-16``).
 
     Args:
-        pool: The pool of runs.
-        qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
+        pool: The campaign.
+        qrels: Qrels in any shape :func:`ir_rarity.scoring.evaluate_campaign` accepts.
         alphas: Rarity weights (>= 0) to evaluate.
         cutoff: The rank cutoff k of both measures (and the S_d depth).
         matrices: Per-query matrices already computed (``str(measure)`` -> runs x queries, as
@@ -118,37 +176,10 @@ def tau_alpha_curve(
         ParameterError: On a negative alpha, no alphas, or a cutoff < 1.
 
     """
-    alphas = [float(a) for a in alphas]
-    if not alphas:
-        raise ParameterError("tau_alpha_curve needs at least one alpha")
-    if any(a < 0 for a in alphas):
-        raise ParameterError(f"alphas must be >= 0, got {alphas}")
-    if int(cutoff) < 1:
-        raise ParameterError(f"cutoff must be a positive integer, got {cutoff}")
-    cutoff = int(cutoff)
-    encoded = pool.encode_qrels(qrels)
-    rows = pool.member_rows(encoded)  # shared by every measure: S_d at depth `cutoff` is counted once
-    known = dict(matrices or {})
-
-    def matrix(measure: ir_measures.Measure) -> pd.DataFrame:
-        if str(measure) not in known:
-            known[str(measure)] = _engine_frame(pool, rows, encoded, measure)
-        return known[str(measure)]
-
-    records = []
-    for name, base_label in (("P_rare", "P"), ("AP_rare", "AP")):
-        base = matrix(_parse(f"{name}(alpha=0)@{cutoff}")).mean(axis=1)
-        for alpha in alphas:
-            measure = _parse(f"{name}(alpha={alpha:g})@{cutoff}")
-            means = base if alpha == 0 else matrix(measure).mean(axis=1)
-            records.append({
-                "alpha": alpha,
-                "pair": f"{name} vs {base_label}",
-                "measure": str(measure),
-                "base": f"{base_label}@{cutoff}",
-                "tau": _tau_b(means, base),
-                "tau_ap": tau_ap(means, base),
-            })
+    alpha_values, cutoff = curve_parameters(alphas, cutoff)
+    tables = score_matrices(pool, qrels, curve_measures(alpha_values, cutoff), matrices)
+    records = [record for name, base_label in PAIRS
+               for record in _pair_records(tables, name, base_label, alpha_values, cutoff)]
     out = pd.DataFrame.from_records(records)
     out["tau"] = out["tau"].astype(float)
     out["tau_ap"] = out["tau_ap"].astype(float)

@@ -1,22 +1,27 @@
-"""PNG figures of the meta-evaluation (needs matplotlib: ``pip install ir_rarity[plots]``).
+"""Figures of the meta-evaluation (needs matplotlib: ``pip install ir_rarity[plots]``).
 
-matplotlib is imported on first use with the non-interactive Agg backend, so importing :mod:`ir_rarity.meta`
-never needs it. Each function writes one PNG atomically (temporary file in the same folder, then
-``os.replace``) and returns its path.
+Each function draws on a new :class:`matplotlib.figure.Figure` (matplotlib's object interface: no pyplot state,
+no backend chosen, nothing left open) and returns it. Given a path, it also writes the figure there as a PNG,
+atomically (a temporary file in the same folder, then ``os.replace``, :func:`ir_rarity.io.files.write_with`).
+matplotlib is imported when a figure is first drawn, so importing :mod:`ir_rarity.meta` never needs it.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ir_rarity.errors import InputError
-from ir_rarity.plotting import pyplot as _pyplot
-from ir_rarity.plotting import save_figure as _save
+from ir_rarity.io.files import write_with
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_robustness", "plot_synthetic", "plot_tau_alpha"]
+
+PathLike = str | os.PathLike[str]
 
 
 def _require(df: pd.DataFrame, columns: list[str], what: str) -> None:
@@ -25,21 +30,40 @@ def _require(df: pd.DataFrame, columns: list[str], what: str) -> None:
         raise InputError(f"{what} needs columns {columns}; missing {missing}")
 
 
-def plot_tau_alpha(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+def _figure(**kwargs: Any) -> Figure:
+    """A new figure, not registered with pyplot (matplotlib is an optional dependency, imported here)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
+    return Figure(**kwargs)
+
+
+def _written(fig: Figure, path: PathLike | None) -> Figure:
+    """``fig``, written to ``path`` as a PNG (120 dpi, tight box) first when a path is given."""
+    if path is not None:
+        write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
+    return fig
+
+
+def plot_tau_alpha(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     """Kendall's tau (and tau_AP, dashed) against alpha, one line per measure pair (Figure 2).
 
     Args:
         df: The output of :func:`~ir_rarity.meta.curves.tau_alpha_curve` (``alpha``, ``pair``, ``tau``,
             optionally ``tau_ap``).
-        path: The PNG to write.
+        path: Where to write the PNG; None writes nothing.
 
     Returns:
-        ``path`` as a :class:`~pathlib.Path`.
+        The figure.
+
+    Raises:
+        InputError: ``df`` lacks a needed column.
 
     """
     _require(df, ["alpha", "pair", "tau"], "plot_tau_alpha")
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig = _figure(figsize=(5.5, 4))
+    ax = fig.subplots()
     for pair, group in df.groupby("pair", sort=False):
         group = group.sort_values("alpha")
         (line,) = ax.plot(group["alpha"], group["tau"], marker="o", label=f"{pair} (Kendall tau)")
@@ -51,25 +75,28 @@ def plot_tau_alpha(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     ax.set_ylabel("rank correlation with the base measure")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return _written(fig, path)
 
 
-def plot_synthetic(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+def plot_synthetic(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     """Rank of the hypothetical systems against the number of relevant documents retrieved (Figure 1).
 
     Args:
         df: The output of :func:`~ir_rarity.meta.robustness.synthetic_rank_curve` (``system``, ``alpha``,
             ``n_relevant``, ``rank``).
-        path: The PNG to write.
+        path: Where to write the PNG; None writes nothing.
 
     Returns:
-        ``path`` as a :class:`~pathlib.Path`.
+        The figure, one panel per system.
+
+    Raises:
+        InputError: ``df`` lacks a needed column.
 
     """
     _require(df, ["system", "alpha", "n_relevant", "rank"], "plot_synthetic")
-    plt = _pyplot()
     systems = list(dict.fromkeys(df["system"]))
-    fig, axes = plt.subplots(1, len(systems), figsize=(5 * len(systems), 4), sharey=True, squeeze=False)
+    fig = _figure(figsize=(5 * len(systems), 4))
+    axes = fig.subplots(1, len(systems), sharey=True, squeeze=False)
     for ax, system in zip(axes[0], systems, strict=True):
         part = df[df["system"] == system]
         for alpha, group in part.groupby("alpha"):
@@ -80,24 +107,27 @@ def plot_synthetic(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
         ax.legend(fontsize=8)
     axes[0][0].set_ylabel("rank among the systems (1 = best)")
     axes[0][0].invert_yaxis()
-    return _save(fig, path)
+    return _written(fig, path)
 
 
-def plot_robustness(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+def plot_robustness(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     """Mean Kendall tau (with one standard deviation) against the number of sampled systems (Table 3).
 
     Args:
         df: The output of :func:`~ir_rarity.meta.robustness.system_count_robustness` (``size``, ``mean_tau``,
             ``std``), optionally with a ``measure`` column to draw one line per measure.
-        path: The PNG to write.
+        path: Where to write the PNG; None writes nothing.
 
     Returns:
-        ``path`` as a :class:`~pathlib.Path`.
+        The figure.
+
+    Raises:
+        InputError: ``df`` lacks a needed column.
 
     """
     _require(df, ["size", "mean_tau", "std"], "plot_robustness")
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig = _figure(figsize=(5.5, 4))
+    ax = fig.subplots()
     groups = df.groupby("measure", sort=False) if "measure" in df.columns else [("", df)]
     for measure, group in groups:
         group = group.sort_values("size")
@@ -109,4 +139,4 @@ def plot_robustness(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     ax.grid(alpha=0.3)
     if "measure" in df.columns:
         ax.legend(fontsize=8)
-    return _save(fig, path)
+    return _written(fig, path)

@@ -28,6 +28,7 @@ from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
 from ir_rarity.progress import counter
+from ir_rarity.stats import kendall_tau_b as _tau
 
 __all__ = ["DEFAULT_SIZES", "synthetic_rank_curve", "system_count_robustness"]
 
@@ -43,20 +44,6 @@ def _rarity_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
     if not is_engine_measure(m):
         raise ParameterError(f"{m} does not depend on the pool; use a rarity measure ({sorted(KERNELS)})")
     return m
-
-
-def _tau(a: np.ndarray, b: np.ndarray) -> float:
-    r"""Kendall tau-b of two score vectors; NaN when either is constant (tau undefined).
-
-    :math:`\tau_b = \sum_{i<j} s^a_{ij} s^b_{ij} / \sqrt{\sum_{i<j} |s^a_{ij}| \sum_{i<j} |s^b_{ij}|}`,
-    :math:`s_{ij} = \mathrm{sign}(x_i - x_j)`: the statistic of ``scipy.stats.kendalltau`` (tested), from one
-    sign matrix per vector (the samples hold at most a few hundred runs).
-    """
-    if np.all(a == a[0]) or np.all(b == b[0]):
-        return math.nan
-    i, j = np.triu_indices(len(a), k=1)
-    sa, sb = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
-    return float(np.dot(sa, sb) / math.sqrt(float(np.abs(sa).sum()) * float(np.abs(sb).sum())))
 
 
 class _Sampler:

@@ -29,10 +29,10 @@ from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
-from ir_rarity.meta.stats import kendall_tau, tau_ap
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.progress import progress as progress_bar
+from ir_rarity.stats import kendall_tau, tau_ap
 
 __all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
 

@@ -185,3 +185,16 @@ def test_lower_is_better_measures_in_experiment(covid_results: dict, covid_topic
     column = data.set_index("name")["ASL@g1-10"]
     assert (column.idxmin(), "ASL@g1-10") in bold and (column.idxmax(), "ASL@g1-10") not in bold
     assert (data.set_index("name")["P@10"].idxmax(), "P@10") in bold
+
+
+def test_mrt_of_transformers_and_several_baselines(covid_results: dict, covid_topics: pd.DataFrame,
+                                                   covid_qrels: pd.DataFrame) -> None:
+    systems = {n: pt.Transformer.from_df(frame) for n, frame in covid_results.items()}
+    table = ir_rarity.Experiment(systems, covid_topics, covid_qrels, ["P_rare@10", "mrt"], baseline=["BERT", 0])
+    assert (table["mrt"] > 0).all()  # ms per qrels query, measured here
+    assert list(table.columns[3:6]) == ["P_rare@10 +(BERT)", "P_rare@10 -(BERT)", "P_rare@10 p-value(BERT)"]
+    assert list(table.columns[6:]) == ["P_rare@10 +(BBGhelani1)", "P_rare@10 -(BBGhelani1)",
+                                       "P_rare@10 p-value(BBGhelani1)"]
+    both = ir_rarity.Experiment(systems, covid_topics, covid_qrels, ["P_rare@10", "mrt"], perquery="both")
+    assert "mrt" not in both.averages.columns  # as pt.Experiment: perquery="both" gives means without mrt
+    assert set(both.perquery["measure"]) == {"P_rare@10"}

@@ -8,7 +8,8 @@ import pytest
 
 from ir_rarity import Pool
 from ir_rarity.errors import ParameterError
-from ir_rarity.meta import per_query_matrix, tau_alpha_curve
+from ir_rarity.meta import curves, per_query_matrix, stability, system_ranking, tau_alpha_curve
+from ir_rarity.scoring import evaluate_campaign
 
 
 def test_per_query_matrix_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
@@ -67,10 +68,10 @@ def test_round1_engine_base_equals_ir_measures(covid_pool: Pool, covid_qrels: pd
 
 
 def test_direction_flows_from_the_measure(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
-    from ir_rarity.meta import per_query_matrix, stability, system_ranking
-
     asl = per_query_matrix(covid_pool, covid_qrels, "ASL@g1-10")
-    assert asl.attrs == {"measure": "ASL@g1-10", "higher_is_better": False}
+    assert {k: asl.attrs[k] for k in ("measure", "higher_is_better")} == {"measure": "ASL@g1-10",
+                                                                         "higher_is_better": False}
+    assert asl.attrs["pool"]["scored"] == "members"  # what the values were computed against
     ranks = system_ranking(asl)  # lower ASL is better: rank 1 has the smallest mean
     means = asl.mean(axis=1, skipna=True)
     assert ranks[means.idxmin()] == 1.0 and ranks[means.idxmax()] == len(means)
@@ -78,3 +79,31 @@ def test_direction_flows_from_the_measure(covid_pool: Pool, covid_qrels: pd.Data
     assert stability(asl, trials=50, seed=1) == stability(asl, trials=50, seed=1, higher_is_better=False)
     p = per_query_matrix(covid_pool, covid_qrels, "P_rare@100")
     assert p.attrs["higher_is_better"] is True
+
+
+def test_per_query_matrix_is_the_evaluation_matrix(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    expected = evaluate_campaign(hand_pool, hand_qrels, ["AP_rare(alpha=0.5)@2"]).matrix("AP_rare(alpha=0.5)@2")
+    got = per_query_matrix(hand_pool, hand_qrels, "AP_rare(alpha=0.5)@2")
+    pd.testing.assert_frame_equal(got, expected)
+    assert got.index.name == "run" and got.columns.name == "query_id"
+
+
+def test_tau_alpha_curve_scores_every_measure_in_one_evaluation(hand_pool: Pool, hand_qrels: pd.DataFrame,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+
+    def counting(campaign, qrels, measures, *args, **kwargs):
+        calls.append([str(m) for m in measures])
+        return evaluate_campaign(campaign, qrels, measures, *args, **kwargs)
+
+    monkeypatch.setattr(curves, "evaluate_campaign", counting)
+    curve = tau_alpha_curve(hand_pool, hand_qrels, alphas=(0, 0.5, 1), cutoff=2)
+    assert len(calls) == 1
+    assert sorted(calls[0]) == sorted(curves.curve_measures((0, 0.5, 1), 2))
+    assert len(calls[0]) == 6  # P_rare and AP_rare at alpha 0, 0.5 and 1: alpha 0 once
+    # With every matrix given nothing is evaluated, and the curve is the same.
+    matrices = {m: per_query_matrix(hand_pool, hand_qrels, m) for m in curves.curve_measures((0, 0.5, 1), 2)}
+    calls.clear()
+    again = tau_alpha_curve(hand_pool, hand_qrels, alphas=(0, 0.5, 1), cutoff=2, matrices=matrices)
+    assert calls == []
+    pd.testing.assert_frame_equal(curve, again)

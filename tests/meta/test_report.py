@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib import pyplot as plt
+from matplotlib.figure import Figure
 from scipy import stats as sps
 
 from ir_rarity import Pool
 from ir_rarity.meta import (
+    MetaReport,
+    compute_report,
+    curves,
     discriminative_power,
     per_query_matrix,
     plot_robustness,
     plot_synthetic,
     plot_tau_alpha,
+    save_report,
     stability,
     write_report,
 )
+from ir_rarity.meta.report import report_markdown
+from ir_rarity.scoring import evaluate_campaign
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FILES = ["report.md", "tau_alpha.csv", "discriminative_power.csv", "stability.csv", "robustness.csv",
@@ -90,14 +99,58 @@ def test_stability_round1_deterministic(covid_pool: Pool, covid_qrels: pd.DataFr
     assert 0.5 <= first <= 1.0
 
 
-def test_plots_write_png(tmp_path: Path) -> None:
+def _plot_inputs() -> list[tuple[object, pd.DataFrame, str]]:
     curve = pd.DataFrame({"alpha": [0, 1, 0, 1], "pair": ["P_rare vs P"] * 2 + ["AP_rare vs AP"] * 2,
                           "tau": [1.0, 0.9, 1.0, 0.95], "tau_ap": [1.0, 0.8, 1.0, 0.9]})
     synthetic = pd.DataFrame({"system": ["rare", "rare", "common", "common"], "alpha": [0, 0, 0, 0],
                               "n_relevant": [1, 2, 1, 2], "rank": [5, 1, 5, 1]})
     robust = pd.DataFrame({"size": [2, 4], "mean_tau": [0.9, 0.95], "std": [0.1, 0.05]})
-    for func, df, name in ((plot_tau_alpha, curve, "a.png"), (plot_synthetic, synthetic, "b.png"),
-                           (plot_robustness, robust, "c.png")):
-        path = func(df, tmp_path / name)
-        assert path.read_bytes()[:8] == PNG_MAGIC
+    return [(plot_tau_alpha, curve, "a.png"), (plot_synthetic, synthetic, "b.png"), (plot_robustness, robust, "c.png")]
+
+
+def test_plots_write_png(tmp_path: Path) -> None:
+    for func, df, name in _plot_inputs():
+        fig = func(df, tmp_path / name)
+        assert isinstance(fig, Figure)
+        assert (tmp_path / name).read_bytes()[:8] == PNG_MAGIC
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "b.png", "c.png"]
+
+
+def test_plots_without_a_path_write_nothing_and_leave_pyplot_alone(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    before = plt.get_fignums()
+    for func, df, _ in _plot_inputs():
+        fig = func(df)
+        assert isinstance(fig, Figure) and fig.axes
+    assert list(tmp_path.iterdir()) == []
+    assert plt.get_fignums() == before  # object interface: no figure registered with pyplot
+
+
+def test_compute_then_save_is_write_report(hand_pool: Pool, hand_qrels: pd.DataFrame, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+
+    def counting(campaign, qrels, measures, *args, **kwargs):
+        calls.append([str(m) for m in measures])
+        return evaluate_campaign(campaign, qrels, measures, *args, **kwargs)
+
+    monkeypatch.setattr(curves, "evaluate_campaign", counting)
+    report = compute_report(hand_pool, hand_qrels, alphas=(0, 0.25, 1), trials=4, cutoff=2, sizes=(2, 3, 8), seed=1)
+    assert len(calls) == 1  # every measure of the curve and of Tables 1 and 2 in one evaluation
+    assert len(calls[0]) == 8  # P_rare and AP_rare at alpha 0, 0.25, 0.5 and 1
+    assert isinstance(report, MetaReport)
+    assert list(report.tables()) == ["tau_alpha", "discriminative_power", "stability", "robustness", "synthetic"]
+    assert (report.cutoff, report.alphas, report.sizes, report.trials, report.seed) == (2, (0.0, 0.25, 1.0), (2, 3),
+                                                                                        4, 1)
+    assert (report.n_runs, report.num_systems, report.n_queries) == (3, 3, 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.cutoff = 3  # type: ignore[misc]
+    saved = save_report(report, tmp_path / "a", plots=False)
+    written = write_report(hand_pool, hand_qrels, tmp_path / "b", alphas=(0, 0.25, 1), trials=4, cutoff=2,
+                           sizes=(2, 3, 8), seed=1, plots=False)
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    assert saved.read_text(encoding="utf-8") == report_markdown(report, plots=False) == written.read_text("utf-8")

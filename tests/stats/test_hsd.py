@@ -9,13 +9,13 @@ import scipy.stats as sps
 from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
 from ir_rarity import Pool
-from ir_rarity.meta import discriminative_power, per_query_matrix
-from ir_rarity.meta.hsd import paper_hsd, studentized_range_sf, tukey_hsd_pvalues
+from ir_rarity.scoring import evaluate_campaign
+from ir_rarity.stats import paper_hsd, studentized_range_sf, tukey_hsd_pvalues
 
 
 @pytest.fixture(scope="module")
 def ap_scores(covid_pool: Pool, covid_qrels: pd.DataFrame) -> pd.DataFrame:
-    return per_query_matrix(covid_pool, covid_qrels, "AP@100")
+    return evaluate_campaign(covid_pool, covid_qrels, ["AP@100"]).matrix("AP@100")
 
 
 @pytest.mark.parametrize(("alpha", "n_random", "n_near"), [(0.05, 150, 30), (0.01, 10, 20)])
@@ -40,13 +40,6 @@ def test_paper_decisions_equal_statsmodels_on_round1_pairs(ap_scores: pd.DataFra
         assert bool(res.reject[0]) == bool(reject[k]), (i[k], j[k])
         assert abs(float(res.pvalues[0]) - pvalues[k]) < 1e-6
     assert 0 < reject.sum() < len(reject)
-
-
-def test_discriminative_power_paper_uses_the_vectorized_decisions(ap_scores: pd.DataFrame) -> None:
-    result = discriminative_power(ap_scores, method="paper")
-    _, reject = paper_hsd(ap_scores.to_numpy(), 0.05)
-    assert result.significant_pairs == int(reject.sum())
-    assert result.total_pairs == 143 * 142 // 2
 
 
 def test_tukey_hsd_pvalues_within_1e6_of_scipy() -> None:

@@ -18,8 +18,7 @@ from ir_rarity.engine.aggregate import skips_undefined
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats import INTERVALS, bootstrap_interval, t_interval
 
-# The intervals themselves are re-exported: ir_rarity.compare offers them with its tables.
-__all__ = ["INTERVALS", "add_intervals", "bootstrap_interval", "interval_columns", "t_interval"]
+__all__ = ["add_intervals", "interval_columns"]
 
 
 def interval_columns(measure: Any) -> tuple[str, str]:

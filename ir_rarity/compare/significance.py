@@ -23,13 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.compare.names import CORRECTIONS, TEST_NAMES, TESTS
+from ir_rarity.compare.names import TEST_NAMES
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.stats import PairTest, correct, paired_pvalues
 
-# The tests, their names and the corrections are re-exported: ir_rarity.compare offers them with its tables.
-__all__ = ["CORRECTIONS", "TESTS", "TEST_NAMES", "compare_values", "comparison_pairs", "correct", "paired_pvalues"]
+__all__ = ["TEST_NAMES", "compare_values", "comparison_pairs"]
 
 
 def comparison_pairs(names: Sequence[str], baselines: Sequence[str] | None = None,

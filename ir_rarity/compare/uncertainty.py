@@ -28,8 +28,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from ir_rarity.engine.aggregate import aggregate
-from ir_rarity.engine.compute import compute, is_engine_measure
-from ir_rarity.engine.weighted import WeightedCampaign
+from ir_rarity.engine.families import is_engine_measure
+from ir_rarity.engine.weighted import WeightedCampaign, values_under
 from ir_rarity.errors import ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
@@ -96,41 +96,55 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
     rng = np.random.default_rng(seed)
     weights += list(rng.multinomial(n_sys, np.full(n_sys, 1.0 / n_sys), size=resamples).astype(float))
     all_weights = [np.ones(n_sys), *weights]
-    scores = {m: np.empty((len(all_weights), n_runs)) for m in measure_list}
-    with counter(len(all_weights), desc="campaigns", unit="campaign") as bar:
-        for k, w in enumerate(all_weights):
-            rows = campaign.rows(w)
-            for m in measure_list:
-                scores[m][k] = aggregate(m, compute(m, rows))
-            bar.update()
+    scores = _means_under(campaign, all_weights, measure_list, n_runs)
     out = pd.DataFrame({"team": [campaign.system_names[s] for s in campaign.run_system]},
                        index=pd.Index(pool.names, name="run"))
-    own = campaign.run_system
-    tail = (1.0 - level) / 2.0
     for m in measure_list:
-        higher = higher_is_better(m)
         values = scores[m]
-        ranked = ranks(values, higher)
+        ranked = ranks(values, higher_is_better(m))
         out[str(m)] = values[0]
         out[f"{m} rank"] = ranked[0]
         if leave_one_out:
-            loto, loto_rank = values[1:n_sys + 1], ranked[1:n_sys + 1]
-            other = own[None, :] != np.arange(n_sys)[:, None]  # removal t counts for runs of the other teams
-            out[f"{m} loto low"] = np.where(other, loto, np.inf).min(axis=0)
-            out[f"{m} loto high"] = np.where(other, loto, -np.inf).max(axis=0)
-            out[f"{m} loto rank best"] = np.where(other, loto_rank, np.inf).min(axis=0)
-            out[f"{m} loto rank worst"] = np.where(other, loto_rank, -np.inf).max(axis=0)
+            _leave_one_out_columns(out, m, values[1:n_sys + 1], ranked[1:n_sys + 1], campaign.run_system)
         if resamples:
-            boot, boot_rank = values[len(all_weights) - resamples:], ranked[len(all_weights) - resamples:]
-            out[f"{m} boot low"] = np.percentile(boot, 100 * tail, axis=0)
-            out[f"{m} boot high"] = np.percentile(boot, 100 * (1 - tail), axis=0)
-            # ranks are whole numbers: the bounds are drawn ranks, rounded outwards
-            out[f"{m} boot rank low"] = np.percentile(boot_rank, 100 * tail, axis=0, method="lower")
-            out[f"{m} boot rank high"] = np.percentile(boot_rank, 100 * (1 - tail), axis=0, method="higher")
+            _bootstrap_columns(out, m, values[len(all_weights) - resamples:], ranked[len(all_weights) - resamples:],
+                               level)
     info = pool.info()
     out.attrs.update({"pool": info.as_dict(), "describe": info.describe(), "resamples": resamples, "level": level,
                       "seed": seed if isinstance(seed, int) else None, "left_out": info.systems})
     return out
+
+
+def _means_under(campaign: WeightedCampaign, weightings: list[np.ndarray], measures: list[Any], n_runs: int
+                 ) -> dict[Any, np.ndarray]:
+    """Each measure's per-run means ``(weightings, runs)``, one weighting of the systems after another."""
+    scores = {m: np.empty((len(weightings), n_runs)) for m in measures}
+    with counter(len(weightings), desc="campaigns", unit="campaign") as bar:
+        for k, values in enumerate(values_under(campaign, weightings, measures)):
+            for m in measures:
+                scores[m][k] = aggregate(m, values[m])
+            bar.update()
+    return scores
+
+
+def _leave_one_out_columns(out: pd.DataFrame, m: Any, loto: np.ndarray, loto_rank: np.ndarray, own: np.ndarray
+                           ) -> None:
+    """Lowest and highest score, best and worst rank over the removals of the other teams (row t: team t out)."""
+    other = own[None, :] != np.arange(len(loto))[:, None]  # removal t counts for runs of the other teams
+    out[f"{m} loto low"] = np.where(other, loto, np.inf).min(axis=0)
+    out[f"{m} loto high"] = np.where(other, loto, -np.inf).max(axis=0)
+    out[f"{m} loto rank best"] = np.where(other, loto_rank, np.inf).min(axis=0)
+    out[f"{m} loto rank worst"] = np.where(other, loto_rank, -np.inf).max(axis=0)
+
+
+def _bootstrap_columns(out: pd.DataFrame, m: Any, boot: np.ndarray, boot_rank: np.ndarray, level: float) -> None:
+    """Percentile intervals at ``level`` of the resampled scores and ranks."""
+    tail = (1.0 - level) / 2.0
+    out[f"{m} boot low"] = np.percentile(boot, 100 * tail, axis=0)
+    out[f"{m} boot high"] = np.percentile(boot, 100 * (1 - tail), axis=0)
+    # ranks are whole numbers: the bounds are drawn ranks, rounded outwards
+    out[f"{m} boot rank low"] = np.percentile(boot_rank, 100 * tail, axis=0, method="lower")
+    out[f"{m} boot rank high"] = np.percentile(boot_rank, 100 * (1 - tail), axis=0, method="higher")
 
 
 def composition_columns(measures: Sequence[Any]) -> list[str]:

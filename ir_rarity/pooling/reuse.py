@@ -5,7 +5,7 @@ scored with the qrels restricted to the simulated pool: a judged document outsid
 is non-relevant. Its label is set to 0 rather than the judgment dropped, so every query keeps its place in the
 means (for P, AP, nDCG and the rarity measures the two are the same, as in
 :func:`ir_rarity.campaign.leave_one_team_out`). The ranking of the runs is compared with the ranking under the
-full qrels by Kendall's tau-b and tau_AP (:mod:`ir_rarity.meta.stats`), and the leave-one-team-out test is run on
+full qrels by Kendall's tau-b and tau_AP (:mod:`ir_rarity.stats.correlation`), and the leave-one-team-out test is run on
 the restricted qrels: a team's relevant documents in that pool that no other team retrieved (within the
 candidates' depth) are made non-relevant and its runs are scored as newcomers to the other teams' pool; the
 mean and maximum rank drop of the left-out runs say how much the pool penalises a system that did not help

@@ -10,13 +10,14 @@ import pytest
 from ir_rarity import Pool, covid_round1
 from ir_rarity.compare import composition
 from ir_rarity.compare.uncertainty import ranks
-from ir_rarity.engine.compute import compute
-from ir_rarity.engine.weighted import WeightedCampaign
+from ir_rarity.engine.weighted import WeightedCampaign, values_under
 from ir_rarity.errors import MemberNotice, ParameterError
+from ir_rarity.measures.parse import parse_measures
 from ir_rarity.pool.teams import read_teams
 from ir_rarity.scoring import evaluate_campaign as evaluate
 
 MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "R_rare@100", "U_novel@100"]
+MEASURES_PARSED = parse_measures(MEASURES)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def test_leave_one_team_out_equals_a_pool_built_without_the_team(team_pool, covi
     campaign = WeightedCampaign(team_pool, team_pool.encode_qrels(covid_qrels))
     weights = np.ones(campaign.num_systems)
     weights[campaign.system_names.index(team)] = 0.0
-    rows = campaign.rows(weights)
+    got = campaign.values(weights, MEASURES_PARSED)
     names = team_pool.names
     others = [n for n in names if teams[n] != team]
     gone = [n for n in names if teams[n] == team]
@@ -41,9 +42,8 @@ def test_leave_one_team_out_equals_a_pool_built_without_the_team(team_pool, covi
         warnings.simplefilter("ignore", MemberNotice)
         newcomers = evaluate(scratch, covid_qrels, MEASURES, {n: team_pool.run(n) for n in gone})
     for m in members.measures:
-        got = compute(m, rows)
-        np.testing.assert_allclose(got[[names.index(n) for n in others]], members.values[m], rtol=1e-12, atol=0)
-        np.testing.assert_allclose(got[[names.index(n) for n in gone]], newcomers.values[m], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(got[m][[names.index(n) for n in others]], members.values[m], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(got[m][[names.index(n) for n in gone]], newcomers.values[m], rtol=1e-12, atol=0)
 
 
 def test_composition_ranges_hold_the_scratch_values(team_pool, covid_qrels):
@@ -69,9 +69,9 @@ def test_composition_ranges_hold_the_scratch_values(team_pool, covid_qrels):
 def test_weights_count_a_system_as_often_as_drawn(hand_pool, hand_qrels):
     campaign = WeightedCampaign(hand_pool, hand_pool.encode_qrels(hand_qrels))
     rows = campaign.rows(np.array([2.0, 1.0, 0.0]))  # A drawn twice, B once, C not (a newcomer)
-    s_d, num_systems = rows.counts(2)
+    s_d, num_systems = rows.s_d(2)
     assert num_systems.tolist() == [3.0, 3.0, 4.0]  # S = 2 + 1; C scored as if it alone joined: S + 1
-    queries, docs = hand_pool.encoded.decode(rows.key)
+    queries, docs = hand_pool.encoded.decode(rows.keys())
     within = rows.rank < 2
     got = {(int(r), str(q), str(d)): float(c) for r, q, d, c, w in zip(rows.run, queries, docs, s_d, within,
                                                                        strict=True) if w}
@@ -85,3 +85,20 @@ def test_weights_count_a_system_as_often_as_drawn(hand_pool, hand_qrels):
 def test_composition_refuses_measures_that_do_not_depend_on_the_pool(hand_pool, hand_qrels):
     with pytest.raises(ParameterError, match=r"not depend on the pool"):
         composition(hand_pool, hand_qrels, ["P@2"])
+
+
+def test_values_under_gives_each_weighting_as_the_pool_it_describes(hand_pool, hand_qrels):
+    """Weights of 1 are the pool itself; a 0 scores that run as a newcomer against the others."""
+    campaign = WeightedCampaign(hand_pool, hand_pool.encode_qrels(hand_qrels))
+    measures = parse_measures(["P_rare(alpha=1)@2", "R_rare@2", "U_novel@2"])
+    whole, without_c = values_under(campaign, [np.ones(3), np.array([1.0, 1.0, 0.0])], measures)
+    pool = evaluate(hand_pool, hand_qrels, measures)
+    others = hand_pool.subset(["A", "B"])
+    members = evaluate(others, hand_qrels, measures)
+    newcomer = evaluate(others, hand_qrels, measures, {"C": hand_pool.run("C")})
+    for m in measures:
+        np.testing.assert_array_equal(whole[m], pool.values[m])
+        np.testing.assert_allclose(without_c[m][:2], members.values[m], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(without_c[m][2:], newcomer.values[m], rtol=1e-12, atol=0)
+    with pytest.raises(ParameterError):
+        campaign.values(np.ones(2), measures)

@@ -9,7 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import ir_rarity
-from ir_rarity.compare import bootstrap_interval
+from ir_rarity.stats import bootstrap_interval
 
 pytest.importorskip("pyterrier")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ir_rarity.compare import bootstrap_interval
 from ir_rarity.compare.intervals import interval_columns
 from ir_rarity.scoring import evaluate_campaign as evaluate
+from ir_rarity.stats import bootstrap_interval
 
 
 @pytest.fixture(scope="module")

@@ -65,7 +65,7 @@ def unjudged_share(pool: Pool, qrels: Any, depth: int) -> pd.DataFrame:
 
     """
     depth = _depth(depth)
-    rows = pool.member_rows(pool.encode_qrels(qrels))
+    rows = pool.labelled_rows(qrels)
     top = rows.rank < depth
     run = rows.run[top]
     n_retrieved = np.bincount(run, minlength=len(pool))
@@ -102,7 +102,7 @@ def unique_relevant(pool: Pool, qrels: Any, depth: int, by: str = "run", rel: in
     depth = _depth(depth)
     if by not in ("run", "team"):
         raise ParameterError(f"by must be 'run' or 'team', got {by!r}")
-    rows = pool.member_rows(pool.encode_qrels(qrels))
+    rows = pool.labelled_rows(qrels)
     keep = (rows.rank < depth) & is_relevant(rows.label, rel)
     if by == "run":
         unit_names = pool.names

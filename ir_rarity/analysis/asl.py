@@ -21,6 +21,7 @@ from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.measures.asl import UNRETRIEVED_CHOICES
 from ir_rarity.measures.parse import higher_is_better as _higher_is_better
+from ir_rarity.pool.pool import Pool
 
 __all__ = [
     "DISTRIBUTION_EDGES",
@@ -60,8 +61,6 @@ def per_document_asl(run: Any, qrels: Any, rel: int = 1, unretrieved: str = "aft
     """
     if unretrieved not in UNRETRIEVED_CHOICES:
         raise ParameterError(f"unretrieved must be one of {UNRETRIEVED_CHOICES}, got {unretrieved!r}")
-    from ir_rarity.pool.pool import Pool
-
     qframe = as_qrels_frame(qrels)
     ordered = Pool.from_runs({"run": as_run_frame(run)}).run("run")  # trec_eval order, rank from 1
     ordered = ordered[ordered["query_id"].isin(set(qframe["query_id"]))]
@@ -114,8 +113,6 @@ def asl_distribution(pool_or_run: Any, qrels: Any, run: str | None = None,
         A DataFrame ``bucket, low, high, count`` (``low``/``high`` NaN for the not-retrieved bucket).
 
     """
-    from ir_rarity.pool.pool import Pool
-
     if isinstance(pool_or_run, Pool):
         if run is None:
             raise InputError("asl_distribution(pool, qrels, run=...) needs the name of one of the pool's runs")

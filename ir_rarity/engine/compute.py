@@ -14,10 +14,10 @@ import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine import extensions, kernels, novelty
+from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
 from ir_rarity.engine.qrels import is_relevant
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures import FAMILIES
 
 __all__ = ["KERNELS", "compute", "is_engine_measure", "s_d_depth"]
 
@@ -37,12 +37,12 @@ def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
     """
     relevant = rows.relevant(measure["rel"])[keep]
     chosen = np.flatnonzero(keep)[relevant]
-    s_d, num_systems = rows.counts_of(s_d_depth(measure), chosen)
+    s_d, num_systems = rows.s_d(s_d_depth(measure), chosen)
     if measure["bounded"]:  # the check of every run with a row read, relevant or not
         _check_bounded(measure, num_systems[rows.run[keep]])
     weight = _row_weights(measure, rows, s_d, num_systems[rows.run[chosen]], rows.query[chosen])
     if measure["gain"] == "graded":
-        weight = weight * rows.labels_at(chosen).astype(np.float64)
+        weight = weight * rows.labels(chosen).astype(np.float64)
     gain = np.zeros(len(relevant))
     gain[relevant] = weight
     return gain
@@ -105,34 +105,44 @@ def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
     S_d r is scored with: the row's S_d for the documents r retrieved (at any rank), the campaign's S_d for the
     others. It is computed as a per-query base with campaign counts, corrected on r's own relevant rows.
     """
-    if rows.key_counts is None:
-        raise ParameterError(f"{measure}: these rows cannot give S_d of unretrieved documents")
-    depth, rel = s_d_depth(measure), measure["rel"]
     keep = _cut(measure, rows)
     numerator = kernels.cell_sum(_rarity_gain(measure, rows, keep), rows.cell()[keep], rows.n_cells)
+    own = rows.relevant(measure["rel"])  # r's own relevant rows, at any rank
+    s_d, num_systems = rows.s_d(s_d_depth(measure), own)
+    denominator = _r_rare_base(measure, rows, num_systems) + _r_rare_correction(measure, rows, own, s_d, num_systems)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
 
+
+def _label_gain(measure: Any, labels: Callable[[], np.ndarray], n: int) -> np.ndarray:
+    """The gain factor of ``n`` relevant documents: their labels (graded gain), else ones."""
+    return labels().astype(np.float64) if measure["gain"] == "graded" else np.ones(n)
+
+
+def _r_rare_base(measure: Any, rows: Rows, num_systems: np.ndarray) -> np.ndarray:
+    """Per cell, the weight of every relevant document of the query with the campaign's S_d (run-major)."""
     qrels = rows.qrels
-    judged = is_relevant(qrels.labels, rel)
+    judged = is_relevant(qrels.labels, measure["rel"])
     keys, query = qrels.keys[judged], qrels.key_query[judged]
-    label = qrels.labels[judged].astype(np.float64) if measure["gain"] == "graded" else np.ones(len(keys))
-    campaign = rows.key_counts(keys, depth).astype(np.float64)
-    _, num_systems = rows.counts(depth)
+    label = _label_gain(measure, lambda: qrels.labels[judged], len(keys))
+    campaign = rows.source.campaign_s_d(keys, s_d_depth(measure)).astype(np.float64)
     base = np.zeros((rows.n_runs, rows.n_queries))
     for s in np.unique(num_systems):  # one base per distinct S (members, newcomers): at most a few
         w = _row_weights(measure, rows, campaign, np.full(len(keys), s), query) * label
         base[num_systems == s] = kernels.ordered_sum(w, query, rows.n_queries)
+    return base.reshape(-1)
 
-    own = rows.relevant(rel)  # correct the base on r's own relevant rows: row S_d instead of campaign S_d
-    s_d, _ = rows.counts(depth)
-    run, row_query = rows.run[own], rows.query[own]
-    row_label = rows.label[own].astype(np.float64) if measure["gain"] == "graded" else np.ones(int(own.sum()))
+
+def _r_rare_correction(measure: Any, rows: Rows, own: np.ndarray, s_d: np.ndarray, num_systems: np.ndarray
+                       ) -> np.ndarray:
+    """Per cell, the weight of r's own relevant rows with the row's S_d minus with the campaign's S_d."""
+    run, query = rows.run[own], rows.query[own]
+    label = _label_gain(measure, lambda: rows.labels(own), int(own.sum()))
     row_s = num_systems[run]
-    delta = (_row_weights(measure, rows, s_d[own], row_s, row_query)
-             - _row_weights(measure, rows, rows.key_counts(rows.keys_at(own), depth).astype(np.float64), row_s,
-                            row_query)) * row_label
-    denominator = base.reshape(-1) + kernels.cell_sum(delta, rows.cell()[own], rows.n_cells)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
+    campaign = rows.source.campaign_s_d(rows.keys(own), s_d_depth(measure)).astype(np.float64)
+    delta = (_row_weights(measure, rows, s_d, row_s, query)
+             - _row_weights(measure, rows, campaign, row_s, query)) * label
+    return kernels.cell_sum(delta, rows.cell()[own], rows.n_cells)
 
 
 def _asl(measure: Any, rows: Rows) -> np.ndarray:
@@ -159,20 +169,15 @@ _BY_NAME: dict[str, Kernel] = {
 
 
 def _kernel_table() -> dict[str, Kernel]:
-    names = [str(m.NAME) for m in FAMILIES]
-    missing = [n for n in names if n not in _BY_NAME]
+    missing = sorted(ENGINE_FAMILIES - set(_BY_NAME))
     if missing:
         raise ImportError(f"ir_rarity measure families without an engine kernel: {missing}")
-    return {n: _BY_NAME[n] for n in names}
+    return {n: k for n, k in _BY_NAME.items() if n in ENGINE_FAMILIES}
 
 
 KERNELS: dict[str, Kernel] = _kernel_table()
-"""Measure family name -> kernel, one entry per family of :data:`ir_rarity.measures.FAMILIES`."""
-
-
-def is_engine_measure(measure: Any) -> bool:
-    """Whether the engine computes ``measure`` (one of ir_rarity's families)."""
-    return getattr(measure, "NAME", None) in KERNELS
+"""Measure family name -> kernel, one entry per family of :data:`ir_rarity.measures.FAMILIES`
+(:data:`~ir_rarity.engine.families.ENGINE_FAMILIES`)."""
 
 
 def compute(measure: Any, rows: Rows) -> np.ndarray:

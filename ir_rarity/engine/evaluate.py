@@ -29,9 +29,9 @@ from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, MemberCampaign
 from ir_rarity.engine.joined import JoinedCampaign
 from ir_rarity.engine.pages import without_hugepage_advice
-from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
-from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
@@ -46,6 +46,56 @@ def query_positions(n_queries: int, qrels: EncodedQrels) -> np.ndarray:
     position = np.full(n_queries + len(qrels.query_extra), -1, dtype=np.int64)
     position[qrels.query_codes] = np.arange(len(qrels.query_codes))
     return position
+
+
+class _RunsAgainst:
+    """The :class:`~ir_rarity.engine.rows.RowSource` of runs scored against a campaign by the rule.
+
+    At each depth, a run equal to a member (by content) is that member: S and the campaign's S_d. Any other run
+    is a newcomer: :math:`S + 1`, and its own rows within the depth add one to their S_d.
+    """
+
+    def __init__(self, campaign: Campaign, ranked: RankedRuns, run: np.ndarray, rank: np.ndarray, key: np.ndarray,
+                 label: np.ndarray) -> None:
+        self.campaign, self.ranked = campaign, ranked
+        self.run, self.rank, self.key, self.label = run, rank, key, label
+        self.membership: dict[int | None, list[str | None]] = {}
+
+    def member(self, depth: int | None) -> np.ndarray:
+        """Whether each run is a member at ``depth`` (asked of the campaign once per depth)."""
+        if depth not in self.membership:
+            self.membership[depth] = self.campaign.find_members(self.ranked, depth)
+        return np.array([m is not None for m in self.membership[depth]], dtype=bool)
+
+    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
+        """The campaign's S_d, plus one for a newcomer's own rows within ``depth``; S, or S + 1 for a newcomer."""
+        is_member = self.member(depth)
+        chosen = slice(None) if rows is None else rows
+        run, rank = self.run[chosen], self.rank[chosen]
+        s_d = self.campaign.count_keys(self.key[chosen], depth).astype(np.float64)
+        own = ~is_member[run] if depth is None else ~is_member[run] & (rank < depth)
+        num_systems = float(self.campaign.num_systems_at(depth))
+        return s_d + own, np.where(is_member, num_systems, num_systems + 1.0)
+
+    def labels(self, rows: Selection) -> np.ndarray:
+        """The qrels' labels, looked up once for all rows."""
+        return self.label if rows is None else self.label[rows]
+
+    def keys(self, rows: Selection) -> np.ndarray:
+        """The pair keys of the encoded runs."""
+        return self.key if rows is None else self.key[rows]
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Relevance of every row, from its label."""
+        return is_relevant(self.label, rel)
+
+    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """The campaign's own S_d."""
+        return self.campaign.count_keys(keys, depth)
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The campaign's summed reading probabilities, and which runs are members at ``cutoff``."""
+        return (*self.campaign.reading_probabilities(cutoff), self.member(cutoff))
 
 
 def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
@@ -67,27 +117,9 @@ def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
     run, query, rank, key = ranked.run[keep], position[keep], ranked.rank[keep], ranked.key[keep]
     present = np.zeros((ranked.n_runs, len(qrels.query_ids)), dtype=bool)
     present[run, query] = True
-    membership: dict[int | None, list[str | None]] = {}
-
-    def member(depth: int | None) -> np.ndarray:  # S_d and novelty at the same depth ask once
-        if depth not in membership:
-            membership[depth] = campaign.find_members(ranked, depth)
-        return np.array([m is not None for m in membership[depth]], dtype=bool)
-
-    def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        is_member = member(depth)
-        s_d = campaign.count_keys(key, depth).astype(np.float64)
-        own = ~is_member[run] if depth is None else ~is_member[run] & (rank < depth)
-        num_systems = float(campaign.num_systems_at(depth))
-        return s_d + own, np.where(is_member, num_systems, num_systems + 1.0)
-
-    def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-        return (*campaign.reading_probabilities(cutoff), member(cutoff))
-
-    rows = Rows(run=run, query=query, rank=rank, pair_keys=key, labels=qrels.lookup(key), present=present,
-                n_runs=ranked.n_runs, qrels=qrels, counts_at=counts_at, key_counts=campaign.count_keys,
-                probabilities_at=probabilities_at)
-    return rows, membership
+    source = _RunsAgainst(campaign, ranked, run, rank, key, qrels.lookup(key))
+    rows = Rows(run=run, query=query, rank=rank, present=present, n_runs=ranked.n_runs, qrels=qrels, source=source)
+    return rows, source.membership
 
 
 def rows_for_runs(campaign: Campaign, frames: Mapping[str, pd.DataFrame], qrels: EncodedQrels,
@@ -138,20 +170,7 @@ def apply_rule(
     standard_in_engine = [m for m in measure_list if not is_engine_measure(m) and covers(m)]
     through_ir_measures = [m for m in measure_list if not is_engine_measure(m) and not covers(m)]
     depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
-    members_of: MemberCampaign | None = None
-    if runs is None:
-        if joint:
-            raise ParameterError("joint=True needs runs to join the campaign")
-        if not isinstance(campaign, MemberCampaign):
-            raise ParameterError(f"{campaign!r} does not keep its runs: give the runs to evaluate against it")
-        members_of = campaign
-        names, mode = list(campaign.names), "members"
-    else:
-        if not runs:
-            raise ParameterError("no runs to evaluate")
-        names, mode = [str(n) for n in runs], "joint" if joint else "alone"
-        if joint:
-            campaign = JoinedCampaign(campaign, runs, duplicates=duplicates)
+    campaign, members_of, names, mode = _what_is_scored(campaign, runs, joint, duplicates)
     query_vocab, doc_vocab = campaign.vocabularies()
     if encoded_qrels is None or joint:  # a joined campaign has vocabularies of its own
         encoded_qrels = encode_qrels(qrels, query_vocab, doc_vocab)
@@ -179,6 +198,28 @@ def apply_rule(
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
                       qrels=qrels)
+
+
+def _what_is_scored(campaign: Campaign, runs: Mapping[str, pd.DataFrame] | None, joint: bool,
+                    duplicates: Duplicates) -> tuple[Campaign, MemberCampaign | None, list[str], str]:
+    """``(campaign to score against, the campaign whose members are scored or None, run names, mode)``.
+
+    Raises:
+        ParameterError: no runs and a campaign that does not keep its own, ``joint`` without runs, or no runs.
+
+    """
+    if runs is None:
+        if joint:
+            raise ParameterError("joint=True needs runs to join the campaign")
+        if not isinstance(campaign, MemberCampaign):
+            raise ParameterError(f"{campaign!r} does not keep its runs: give the runs to evaluate against it")
+        return campaign, campaign, list(campaign.names), "members"
+    if not runs:
+        raise ParameterError("no runs to evaluate")
+    names, mode = [str(n) for n in runs], "joint" if joint else "alone"
+    if joint:
+        campaign = JoinedCampaign(campaign, runs, duplicates=duplicates)
+    return campaign, None, names, mode
 
 
 BLOCK_ROWS = 1 << 22

@@ -24,7 +24,6 @@ import numpy as np
 from ir_rarity.engine import kernels
 from ir_rarity.engine.codes import block_starts, sorted_lookup
 from ir_rarity.engine.qrels import is_relevant
-from ir_rarity.errors import ParameterError
 
 if TYPE_CHECKING:
     from ir_rarity.engine.rows import Rows
@@ -90,7 +89,7 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     (:math:`|E| = n`). With no other system (:math:`|E| = 0`), :math:`P(D=d) = 0`.
 
     Args:
-        rows: :class:`~ir_rarity.engine.rows.Rows` with ``probabilities_at``.
+        rows: :class:`~ir_rarity.engine.rows.Rows` whose source gives the campaign's reading probabilities.
         cutoff: N = ``cutoff`` (and documents below it are not retrieved); None: N = each ranking's length.
         rel: Minimum relevance label of a relevant document.
         epsilon: The additive smoothing of both probabilities (> 0).
@@ -98,10 +97,11 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     Returns:
         The ``n_runs * n_queries`` values, run-major.
 
+    Raises:
+        ParameterError: the campaign does not keep its runs (a count table).
+
     """
-    if rows.probabilities_at is None:
-        raise ParameterError("the novelty utility needs the campaign's runs; these rows carry no probabilities")
-    table_keys, table_sums, n_campaign, member = rows.probabilities_at(cutoff)
+    table_keys, table_sums, n_campaign, member = rows.source.reading_probabilities(cutoff)
     member = np.asarray(member, dtype=bool)
     n_others = np.where(member, n_campaign - 1, n_campaign).astype(np.float64)  # per evaluated run
     scale = np.where(n_others > 0, 1.0 / np.maximum(n_others, 1.0), 0.0)
@@ -114,7 +114,7 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
         own = reading_probability(rows.rank[keep], cutoff)  # only the rows read
     relevant = rows.relevant(rel)[keep]
     chosen = np.flatnonzero(keep)[relevant]
-    own, key, cell, run = own[relevant], rows.keys_at(chosen), cell[chosen], rows.run[chosen]
+    own, key, cell, run = own[relevant], rows.keys(chosen), cell[chosen], rows.run[chosen]
     total = sorted_lookup(table_keys, table_sums, key, 0.0)
     others = np.where(member[run], np.maximum(total - own, 0.0), total)
     found = (np.log((own + epsilon) / (others * scale[run] + epsilon))

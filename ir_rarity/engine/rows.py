@@ -1,35 +1,78 @@
-"""The value type every kernel reads: the rows of the evaluated runs, with labels and a way to get S_d.
+"""The value type every kernel reads: the rows of the evaluated runs, and the source of what is read lazily.
 
 A *cell* is one (run, query) pair: the ranking one run returned for one query. Rows are sorted by cell and,
 within a cell, in trec_eval order, so that ``rank`` runs 0, 1, 2, ... from each cell's first row.
+
+:class:`Rows` holds what every kernel reads (run, query, rank, which cells hold a ranking) as plain arrays, and
+one :class:`RowSource`: what the rows are counted against. Everything a kernel reads only for some rows (S_d,
+labels, pair keys) comes through :meth:`Rows.s_d`, :meth:`Rows.labels` and :meth:`Rows.keys`, which ask the
+source for the rows a measure reads, or once for all rows when a measure reads them all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
-from ir_rarity.engine.qrels import EncodedQrels, is_relevant
+from ir_rarity.engine.qrels import EncodedQrels
 
-__all__ = ["CountsAt", "KeyCounts", "ProbabilitiesAt", "Rows"]
+__all__ = ["RowSource", "Rows", "Selection", "Subrows"]
 
-CountsAt = Callable[[int | None], tuple[np.ndarray, np.ndarray]]
-"""For a depth (None: whole rankings): ``(S_d of every row, S of every evaluated run)``."""
-
-KeyCounts = Callable[[np.ndarray, int | None], np.ndarray]
-"""For pair keys and a depth: S_d of each key in the campaign the runs are scored against, before any
-evaluated newcomer's own retrieval is added (0 for a key no system retrieved)."""
-
-ProbabilitiesAt = Callable[[int | None], tuple[np.ndarray, np.ndarray, int, np.ndarray]]
-"""For a cutoff (novelty): ``(sorted pair keys, sum over the campaign's runs of P(D=d|S=y) of each, number of
-campaign runs, whether each evaluated run is one of them)``."""
+Selection = np.ndarray | None
+"""The rows asked for: row numbers or a boolean mask over the rows, or None for every row."""
 
 
-@dataclass
+class RowSource(Protocol):
+    """What :class:`Rows` are counted against: per-row S_d, labels and keys, and the campaign's S_d and runs.
+
+    A campaign's own members (:meth:`ir_rarity.Pool.member_rows`), runs scored against a campaign by the
+    evaluation rule (:func:`ir_rarity.engine.evaluate.rows_against`), a campaign with weighted systems
+    (:class:`~ir_rarity.engine.weighted.WeightedCampaign`) and samples of a pool's runs
+    (:mod:`ir_rarity.pool.samples`) implement it.
+    """
+
+    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
+        """``(S_d at depth of each row asked for, S of every evaluated run)``; None: whole rankings."""
+        ...
+
+    def labels(self, rows: Selection) -> np.ndarray:
+        """Relevance label of each row asked for (:data:`~ir_rarity.engine.qrels.UNJUDGED` if not judged)."""
+        ...
+
+    def keys(self, rows: Selection) -> np.ndarray:
+        """(query, document) pair key of each row asked for, in the campaign's codes."""
+        ...
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Whether every row is relevant at ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant` of its label)."""
+        ...
+
+    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """S_d at ``depth`` of any pair keys in the campaign the rows are scored against.
+
+        The count before any evaluated newcomer's own retrieval is added (0 for a key no system retrieved): what
+        ``R_rare`` weighs the relevant documents a run did not retrieve with.
+        """
+        ...
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        r"""Novelty: the campaign's summed reading probabilities, its run count, and which runs are members.
+
+        Returns ``(sorted pair keys, the sum over the campaign's runs of P(D=d | S=y) of each, the number of
+        campaign runs, whether each evaluated run is one of them)``.
+
+        Raises:
+            ParameterError: the campaign does not keep its runs.
+
+        """
+        ...
+
+
+@dataclass(frozen=True, eq=False)
 class Rows:
     """Rows of the evaluated runs within the qrels' queries, sorted by (run, query, rank).
 
@@ -37,69 +80,47 @@ class Rows:
         run: Index of the evaluated run (0 .. n_runs-1) of each row.
         query: Position of each row's query in ``qrels.query_ids``.
         rank: 0-based rank of each row in its ranking (trec_eval order).
-        pair_keys: (query, document) pair key of each row in the campaign's codes, or a function giving the keys
-            of the rows it is given (an index or a slice): then keys are made only for the rows a measure reads
-            (:meth:`keys_at`), or once for all when it reads :attr:`key`.
-        labels: Relevance label of each row (:data:`~ir_rarity.engine.qrels.UNJUDGED` if not judged), or a function
-            giving the labels of the rows it is given (an index or a slice): then labels are gathered only for the
-            rows a measure reads (:meth:`labels_at`), or once for all when it reads :attr:`label`.
         present: ``present[r, q]`` is True when run r retrieved anything for query q.
         n_runs: Number of evaluated runs.
         qrels: The encoded qrels.
-        counts_at: See :data:`CountsAt`.
-        key_counts: See :data:`KeyCounts` (needed by measures that weigh unretrieved documents, ``R_rare``).
-        probabilities_at: See :data:`ProbabilitiesAt` (needed by ``U_novel``).
-        relevant_at: Optional: for a threshold, whether each row is relevant, made without every row's label
-            (equal to :func:`~ir_rarity.engine.qrels.is_relevant` of :attr:`label`).
-        counts_for: Optional: for a depth and row numbers, ``(S_d of those rows, S per run)``, without S_d of every
-            row (equal to ``counts_at`` at those rows).
+        source: S_d, labels and keys of the rows, and the campaign they are counted in (:class:`RowSource`).
 
     """
 
     run: np.ndarray
     query: np.ndarray
     rank: np.ndarray
-    pair_keys: np.ndarray | Callable[[np.ndarray | slice], np.ndarray]
-    labels: np.ndarray | Callable[[np.ndarray | slice], np.ndarray]
     present: np.ndarray
     n_runs: int
     qrels: EncodedQrels
-    counts_at: CountsAt
-    key_counts: KeyCounts | None = None
-    probabilities_at: ProbabilitiesAt | None = None
-    relevant_at: Callable[[int], np.ndarray] | None = None
-    counts_for: Callable[[int | None, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
-    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
+    source: RowSource
+    _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, init=False, repr=False)
 
-    @property
-    def key(self) -> np.ndarray:
-        """(query, document) pair key of each row (see ``pair_keys``)."""
-        if callable(self.pair_keys):
-            self.pair_keys = self.pair_keys(slice(None))
-        return self.pair_keys
+    # ------------------------------------------------------------------ what kernels read lazily
+    def s_d(self, depth: int | None, rows: Selection = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(S_d at depth of the given rows, S per run)``: of every row when ``rows`` is None (kept per depth)."""
+        return self._read(("s_d", depth), lambda chosen: self.source.s_d(depth, chosen), rows)
 
-    @property
-    def label(self) -> np.ndarray:
-        """Relevance label of each row (see ``labels``)."""
-        if callable(self.labels):
-            self.labels = self.labels(slice(None))
-        return self.labels
+    def labels(self, rows: Selection = None) -> np.ndarray:
+        """Relevance labels of the given rows: of every row when ``rows`` is None (gathered once)."""
+        return self._read(("labels",), lambda chosen: (self.source.labels(chosen), None), rows)[0]
 
-    def labels_at(self, rows: np.ndarray) -> np.ndarray:
-        """Labels of the given rows (row numbers or a mask), without gathering every row's label."""
-        return self.labels(rows) if callable(self.labels) else self.labels[rows]
+    def keys(self, rows: Selection = None) -> np.ndarray:
+        """(query, document) pair keys of the given rows: of every row when ``rows`` is None (made once)."""
+        return self._read(("keys",), lambda chosen: (self.source.keys(chosen), None), rows)[0]
 
-    def counts_of(self, depth: int | None, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(S_d of the given rows, S per run)`` at ``depth``, without S_d of every row where rows can tell."""
-        if self.counts_for is None or ("counts", depth) in self._cache:
-            s_d, num_systems = self.counts(depth)
-            return s_d[rows], num_systems
-        return self.counts_for(depth, rows)
+    def _read(self, key: tuple[object, ...], read: Callable[[Selection], tuple[np.ndarray, Any]], rows: Selection
+              ) -> tuple[np.ndarray, Any]:
+        """``read(rows)``; for every row once, kept; for some rows, taken from the kept values when there are."""
+        whole = self._cache.get(key)
+        if whole is None:
+            if rows is not None:
+                return read(rows)
+            whole = self._cache[key] = read(None)
+        values, extra = whole
+        return (values if rows is None else values[rows]), extra
 
-    def keys_at(self, rows: np.ndarray) -> np.ndarray:
-        """Pair keys of the given rows (row numbers or a mask), without making every row's key."""
-        return self.pair_keys(rows) if callable(self.pair_keys) else self.pair_keys[rows]
-
+    # ------------------------------------------------------------------ shape
     @property
     def n_queries(self) -> int:
         """Number of qrels queries (columns of every result matrix)."""
@@ -110,6 +131,7 @@ class Rows:
         """Number of (run, query) cells: ``n_runs * n_queries``."""
         return self.n_runs * self.n_queries
 
+    # ------------------------------------------------------------------ computed once per rows
     def _cached(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
         if key not in self._cache:
             self._cache[key] = make()
@@ -127,10 +149,6 @@ class Rows:
         """
         self._cache.clear()
 
-    def counts(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """``(S_d per row, S per run)`` at ``depth``, computed once per depth."""
-        return self._cached(("counts", depth), lambda: self.counts_at(depth))
-
     def cell(self) -> np.ndarray:
         """Cell number ``run * n_queries + query`` of each row (computed once)."""
         return self._cached(("cell",), self._make_cell)
@@ -143,9 +161,7 @@ class Rows:
 
     def relevant(self, rel: int) -> np.ndarray:
         """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""
-        relevant_at = self.relevant_at
-        return self._cached(("relevant", rel), lambda: relevant_at(rel) if relevant_at is not None
-                            else is_relevant(self.label, rel))
+        return self._cached(("relevant", rel), lambda: self.source.relevant(rel))
 
     def relevant_positions(self, rel: int) -> tuple[np.ndarray, np.ndarray]:
         """Row numbers of the relevant rows at ``rel``, and each one's 1-based position in its cell among them.
@@ -163,25 +179,73 @@ class Rows:
     def judged_only(self) -> Rows:
         """These rows without the unjudged ones, re-ranked 0, 1, 2, ... within each cell (computed once).
 
-        What a ``judged_only=True`` measure scores: the ranking with every document the qrels do not judge removed
-        (as trec_eval's ``-J`` and ir_measures' ``judged_only``). S_d of each kept row stays as counted in the
+        What a ``judged_only=True`` measure scores: the ranking with every document the qrels do not judge, or
+        judge with a negative label, removed (as trec_eval's ``-J``, ir_measures' ``judged_only`` and the standard
+        kernels). S_d of each kept row stays as counted in the
         campaign (the filter changes what is scored, not who retrieved what); ``present`` is unchanged, so a
         ranking of unjudged documents only scores 0, not the measure's default for a missing query.
         """
         return self._cached(("judged_only",), self._make_judged_only)
 
     def _make_judged_only(self) -> Rows:
-        keep = self.label >= 0  # judged, and not a negative label: trec_eval -J (and the standard kernels) drop those
+        keep = np.flatnonzero(self.labels() >= 0)  # judged, and not a negative label: trec_eval -J drops those
         cell = self.cell()[keep]
         start = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, dtype=np.int64)
         rank = np.arange(len(cell), dtype=np.int64) - np.repeat(start, np.diff(np.r_[start, len(cell)]))
-        counts_at = self.counts_at
+        return self.select(keep, rank.astype(self.rank.dtype))
 
-        def kept_counts(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-            s_d, num_systems = counts_at(depth)
-            return s_d[keep], num_systems
+    def select(self, index: np.ndarray, rank: np.ndarray | None = None) -> Rows:
+        """The rows ``index`` (increasing row numbers) of these, each read through these rows (:class:`Subrows`).
 
-        return Rows(run=self.run[keep], query=self.query[keep], rank=rank.astype(self.rank.dtype),
-                    pair_keys=self.key[keep], labels=self.label[keep], present=self.present, n_runs=self.n_runs,
-                    qrels=self.qrels, counts_at=kept_counts, key_counts=self.key_counts,
-                    probabilities_at=self.probabilities_at)
+        Args:
+            index: Row numbers to keep, in increasing order (cells stay sorted).
+            rank: Rank of each kept row (default: its rank here).
+
+        """
+        return Rows(run=self.run[index], query=self.query[index], rank=self.rank[index] if rank is None else rank,
+                    present=self.present, n_runs=self.n_runs, qrels=self.qrels, source=Subrows(self, index))
+
+
+class Subrows:
+    """A :class:`RowSource` reading some rows of other :class:`Rows` (all of them with ``index=None``).
+
+    S_d, labels and keys of row i are those of row ``index[i]`` of ``parent`` (through its accessors, so what the
+    parent has read for all its rows is reused), and the campaign is the parent's. Subclasses that count S_d
+    otherwise (a sample of the runs, a campaign joined by one more system) override :meth:`s_d` and
+    :meth:`campaign_s_d`.
+    """
+
+    def __init__(self, parent: Rows, index: np.ndarray | None = None) -> None:
+        self.parent = parent
+        self.index = index
+
+    def rows_of_parent(self, rows: Selection) -> Selection:
+        """Row numbers in ``parent`` of the given rows (None: every row, when ``index`` is None)."""
+        if self.index is None:
+            return rows
+        return self.index if rows is None else self.index[rows]
+
+    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
+        """S_d as the parent counts it."""
+        return self.parent.s_d(depth, self.rows_of_parent(rows))
+
+    def labels(self, rows: Selection) -> np.ndarray:
+        """The parent's labels."""
+        return self.parent.labels(self.rows_of_parent(rows))
+
+    def keys(self, rows: Selection) -> np.ndarray:
+        """The parent's pair keys."""
+        return self.parent.keys(self.rows_of_parent(rows))
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """The parent's relevance (kept there per threshold)."""
+        relevant = self.parent.relevant(rel)
+        return relevant if self.index is None else relevant[self.index]
+
+    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """The parent's campaign."""
+        return self.parent.source.campaign_s_d(keys, depth)
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The parent's campaign."""
+        return self.parent.source.reading_probabilities(cutoff)

@@ -33,7 +33,6 @@ from ir_rarity.engine.rows import Rows
 __all__ = ["STANDARD_KERNELS", "compute_standard", "covers"]
 
 
-
 def _param(measure: Any, name: str) -> Any:
     """A parameter of ``measure``, None where not provided (ir_measures marks those with ``NOT_PROVIDED``)."""
     value = measure[name]
@@ -45,13 +44,14 @@ class _View:
 
     def __init__(self, rows: Rows, judged_only: bool) -> None:
         self.rows = rows
+        labels = rows.labels()
         if judged_only:
-            keep = rows.label >= 0
-            self.label = rows.label[keep]
+            keep = labels >= 0
+            self.label = labels[keep]
             self.cell = rows.cell()[keep]
             self.rank = kernels.segmented_cumsum(keep, rows.cell(), rows.rank)[keep] - 1
         else:
-            self.label, self.cell, self.rank = rows.label, rows.cell(), rows.rank
+            self.label, self.cell, self.rank = labels, rows.cell(), rows.rank
 
     def relevant(self, rel: int) -> np.ndarray:
         return is_relevant(self.label, rel)
@@ -185,7 +185,7 @@ def judged(measure: Any, rows: Rows) -> np.ndarray:
     cutoff = _param(measure, "cutoff")
     cell = rows.cell()
     n_retrieved = np.bincount(cell, minlength=rows.n_cells).astype(np.float64)
-    within = rows.label != UNJUDGED
+    within = rows.labels() != UNJUDGED
     if cutoff is not None:
         within &= rows.rank < cutoff
     hits = kernels.cell_sum(within.astype(np.float64), cell, rows.n_cells)

@@ -10,25 +10,28 @@ counted in :math:`S_d`).
 
 :class:`WeightedCampaign` encodes the pool's rows once (restricted to the qrels' queries), and the distinct
 (system, document) pairs once per depth; a set of weights then costs one weighted ``bincount`` per depth and the
-kernels. It reads the pool only through its public contract (``member_rows``, ``encoded``).
+kernels. :meth:`WeightedCampaign.values` gives each measure's per-query values under one weighting, and
+:func:`values_under` under each of a list of weightings.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ir_rarity.engine.codes import sorted_lookup
+from ir_rarity.engine.compute import compute
 from ir_rarity.engine.novelty import probability_table
-from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.rows import Rows, Selection, Subrows
 from ir_rarity.errors import ParameterError
 
 if TYPE_CHECKING:
     from ir_rarity.engine.qrels import EncodedQrels
     from ir_rarity.pool.pool import Pool
 
-__all__ = ["WeightedCampaign"]
+__all__ = ["WeightedCampaign", "values_under"]
 
 
 class WeightedCampaign:
@@ -48,7 +51,7 @@ class WeightedCampaign:
         self.system_names = list(pool.encoded.system_names)
         self.num_systems = len(self.system_names)
         self.row_system = self.run_system[self.base.run]
-        self.unique_keys, inverse = np.unique(self.base.key, return_inverse=True)
+        self.unique_keys, inverse = np.unique(self.base.keys(), return_inverse=True)
         self.pair = inverse.reshape(-1)
         self._distinct: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -76,29 +79,67 @@ class WeightedCampaign:
         if w.shape != (self.num_systems,) or (w < 0).any():
             raise ParameterError(f"need {self.num_systems} non-negative system weights, got shape {w.shape}")
         base = self.base
-        run_weight = w[self.run_system]
-        newcomer = run_weight == 0
-        total = float(w.sum())
-        num_systems = np.where(newcomer, total + 1.0, total)
-        tables: dict[int | None, np.ndarray] = {}
+        return Rows(run=base.run, query=base.query, rank=base.rank, present=base.present, n_runs=base.n_runs,
+                    qrels=base.qrels, source=_Weighted(self, w))
 
-        def table(depth: int | None) -> np.ndarray:
-            if depth not in tables:
-                tables[depth] = self.counts(w, depth)
-            return tables[depth]
+    def values(self, weights: np.ndarray, measures: Sequence[Any]) -> dict[Any, np.ndarray]:
+        """Each measure's ``(runs, queries)`` matrix, every member scored against the campaign weighted by ``weights``.
 
-        def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-            own = newcomer[base.run] if depth is None else newcomer[base.run] & (base.rank < depth)
-            return table(depth)[self.pair] + own, num_systems
+        Members of a system with weight 0 are scored as newcomers (S + 1, their own documents counted in S_d).
 
-        def key_counts(keys: np.ndarray, depth: int | None) -> np.ndarray:
-            return sorted_lookup(self.unique_keys, table(depth), keys, 0.0)
+        Raises:
+            ParameterError: bad weights, or a measure the engine does not compute.
 
-        def probabilities_at(cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-            keys, sums = probability_table(base.key, base.rank, base.run, base.query, cutoff,
-                                           weights=run_weight[base.run])
-            return keys, sums, round(float(run_weight.sum())), ~newcomer
+        """
+        rows = self.rows(weights)
+        try:
+            return {m: compute(m, rows) for m in measures}
+        finally:
+            rows.release()
 
-        return Rows(run=base.run, query=base.query, rank=base.rank, pair_keys=base.key, labels=base.label,
-                    present=base.present, n_runs=base.n_runs, qrels=base.qrels, counts_at=counts_at,
-                    key_counts=key_counts, probabilities_at=probabilities_at)
+
+def values_under(campaign: WeightedCampaign, weightings: Iterable[np.ndarray], measures: Sequence[Any]
+                 ) -> Iterator[dict[Any, np.ndarray]]:
+    """For each weighting in turn, each measure's ``(runs, queries)`` matrix (:meth:`WeightedCampaign.values`).
+
+    One weighting's matrices at a time: what a caller keeps of them (e.g. each run's mean) is up to it.
+    """
+    for weights in weightings:
+        yield campaign.values(weights, measures)
+
+
+class _Weighted(Subrows):
+    """The members' rows (labels and keys read through the pool's rows) with S and S_d counted with weights."""
+
+    def __init__(self, campaign: WeightedCampaign, weights: np.ndarray) -> None:
+        super().__init__(campaign.base)
+        self.campaign = campaign
+        self.weights = weights
+        self.run_weight = weights[campaign.run_system]
+        self.newcomer = self.run_weight == 0
+        total = float(weights.sum())
+        self.num_systems = np.where(self.newcomer, total + 1.0, total)
+        self.tables: dict[int | None, np.ndarray] = {}
+
+    def _table(self, depth: int | None) -> np.ndarray:
+        if depth not in self.tables:
+            self.tables[depth] = self.campaign.counts(self.weights, depth)
+        return self.tables[depth]
+
+    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
+        """Weighted S_d, plus one for a newcomer's own rows within ``depth``; S = the weights' sum (+ 1)."""
+        base, chosen = self.campaign.base, slice(None) if rows is None else rows
+        run = base.run[chosen]
+        own = self.newcomer[run] if depth is None else self.newcomer[run] & (base.rank[chosen] < depth)
+        return self._table(depth)[self.campaign.pair[chosen]] + own, self.num_systems
+
+    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """Weighted S_d of any pair keys (0 outside the pool)."""
+        return sorted_lookup(self.campaign.unique_keys, self._table(depth), keys, 0.0)
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """Each run's reading probabilities counted as often as its system's weight."""
+        base = self.campaign.base
+        keys, sums = probability_table(base.keys(), base.rank, base.run, base.query, cutoff,
+                                       weights=self.run_weight[base.run])
+        return keys, sums, round(float(self.run_weight.sum())), ~self.newcomer

@@ -18,15 +18,12 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.codes import sorted_lookup
-from ir_rarity.engine.compute import KERNELS, compute, is_engine_measure
-from ir_rarity.engine.evaluate import rows_for_runs
-from ir_rarity.engine.qrels import EncodedQrels, is_relevant
-from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.progress import counter
 from ir_rarity.stats import kendall_tau_b as _tau
 
@@ -42,119 +39,8 @@ SYNTHETIC_PREFIX = "ir_rarity-synthetic-"
 def _rarity_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
     m = parse_measure(measure)
     if not is_engine_measure(m):
-        raise ParameterError(f"{m} does not depend on the pool; use a rarity measure ({sorted(KERNELS)})")
+        raise ParameterError(f"{m} does not depend on the pool; use a rarity measure ({sorted(ENGINE_FAMILIES)})")
     return m
-
-
-class _Sampler:
-    """Scores of any sample of a pool's runs with S and S_d counted on the sample only.
-
-    The full pool's rows (restricted to the qrels' queries), labels and dense (query, doc) pair ids are
-    computed once; a sample then only gathers its runs' rows and counts S_d with one ``bincount``. This is the
-    same as ``compute(measure, pool.subset(sample).member_rows(qrels))`` (tested), about five times faster.
-    Pools built with ``teams`` (S counts distinct teams) use :meth:`Pool.subset` directly.
-    """
-
-    def __init__(self, pool: Pool, encoded: EncodedQrels) -> None:
-        self.pool = pool
-        self.encoded = encoded
-        self.full = pool.member_rows(encoded)
-        runs = np.arange(len(pool))
-        self.start = np.searchsorted(self.full.run, runs, side="left")
-        self.end = np.searchsorted(self.full.run, runs, side="right")
-        _, self.pair = np.unique(self.full.key, return_inverse=True)
-        self.n_pairs = int(self.pair.max()) + 1 if len(self.pair) else 0
-        self.by_team = pool.encoded.by_team
-        self.unique_keys = np.unique(self.full.key)
-        self.relevant_rows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def scores(self, measure: ir_measures.Measure, picked: np.ndarray) -> np.ndarray:
-        """Per-query values (len(picked) x queries) of the runs ``picked`` (pool indices), pooled alone."""
-        if self.by_team:
-            names = [self.pool.names[i] for i in picked]
-            return compute(measure, self.pool.subset(names).member_rows(self.encoded))
-        full = self.full
-        sel = _rows_of(self.start, self.end, picked)
-        rank, pair = full.rank[sel], self.pair[sel]
-        num_systems = np.full(len(picked), float(len(picked)))
-        # Measures that score relevant rows only see the sample's relevant rows (S_d still counts all its rows).
-        if getattr(measure, "RELEVANT_ROWS_ONLY", False) and not measure["judged_only"]:
-            chosen, start, end = self._relevant(measure["rel"])
-            kept = chosen[_rows_of(start, end, picked)]
-            run_of = np.repeat(np.arange(len(picked)), end[picked] - start[picked])
-        else:
-            kept, run_of = sel, np.repeat(np.arange(len(picked)), self.end[picked] - self.start[picked])
-        kept_pair = self.pair[kept]
-
-        def sample_counts(depth: int | None) -> np.ndarray:
-            within = pair if depth is None else pair[rank < depth]
-            return np.bincount(within, minlength=self.n_pairs)
-
-        def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-            return sample_counts(depth)[kept_pair].astype(np.float64), num_systems
-
-        def key_counts(keys: np.ndarray, depth: int | None) -> np.ndarray:
-            return sorted_lookup(self.unique_keys, sample_counts(depth), keys, 0)
-
-        rows = Rows(run=run_of, query=full.query[kept], rank=full.rank[kept], pair_keys=full.key[kept],
-                    labels=full.label[kept], present=full.present[picked], n_runs=len(picked), qrels=self.encoded,
-                    counts_at=counts_at, key_counts=key_counts)
-        return compute(measure, rows)
-
-    def _relevant(self, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The full rows relevant at ``rel``, and each run's first and past-last position among them."""
-        if rel not in self.relevant_rows:
-            chosen = np.flatnonzero(is_relevant(self.full.label, rel))
-            runs, run_of = np.arange(len(self.pool)), self.full.run[chosen]
-            self.relevant_rows[rel] = (chosen, np.searchsorted(run_of, runs, side="left"),
-                                       np.searchsorted(run_of, runs, side="right"))
-        return self.relevant_rows[rel]
-
-
-def _rows_of(start: np.ndarray, end: np.ndarray, picked: np.ndarray) -> np.ndarray:
-    """Row numbers of runs ``picked`` (in that order), runs holding rows ``start[r]`` to ``end[r]`` - 1."""
-    lengths = end[picked] - start[picked]
-    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.repeat(start[picked], lengths) + offsets
-
-
-def _prefix_rows(rows: Rows, n: int) -> Rows:
-    """The rows of a one-query newcomer run cut to its top ``n`` documents.
-
-    A newcomer's S_d of a document is the pool's count plus its own retrieval, which does not depend on how
-    many documents it retrieves, so the counts of the full ranking are cut alike. Equal to
-    the newcomer rows of the first ``n`` documents (tested), without re-encoding the run for every ``n``.
-    """
-
-    def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        s_d, num_systems = rows.counts(depth)
-        return s_d[:n], num_systems
-
-    return Rows(run=rows.run[:n], query=rows.query[:n], rank=rows.rank[:n], pair_keys=rows.key[:n],
-                labels=rows.label[:n], present=rows.present, n_runs=1, qrels=rows.qrels, counts_at=counts_at,
-                key_counts=rows.key_counts)
-
-
-def _members_joined_by(members: Rows, keys: np.ndarray, num_systems: int) -> Rows:
-    """Pool members' rows rescored as if one more system, retrieving ``keys`` within every depth, had joined.
-
-    S becomes ``num_systems + 1`` and S_d of each of those documents grows by one; the hypothetical ranking holds
-    at most ``measure_cutoff`` documents, so they are within the depth S_d is counted at.
-    """
-    joined = np.isin(members.key, keys)
-    n_joined = np.full(members.n_runs, float(num_systems + 1))
-
-    def counts_at(depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-        s_d, _ = members.counts(depth)
-        return s_d + joined, n_joined
-
-    def key_counts(other: np.ndarray, depth: int | None) -> np.ndarray:
-        assert members.key_counts is not None
-        return members.key_counts(other, depth) + np.isin(other, keys)
-
-    return Rows(run=members.run, query=members.query, rank=members.rank, pair_keys=members.key, labels=members.label,
-                present=members.present, n_runs=members.n_runs, qrels=members.qrels, counts_at=counts_at,
-                key_counts=key_counts)
 
 
 def system_count_robustness(
@@ -205,7 +91,7 @@ def system_count_robustness(
     if trials < 1:
         raise ParameterError(f"trials must be >= 1, got {trials}")
     rng = np.random.default_rng(seed)
-    sampler = _Sampler(pool, pool.encode_qrels(qrels))
+    sampler = SubsetScorer(pool, qrels)
     everyone = np.arange(len(pool))
     full_means = sampler.scores(m, everyone).mean(axis=1)
     records = []
@@ -275,14 +161,8 @@ def synthetic_rank_curve(
         raise ParameterError(f"measure_cutoff must be a positive integer, got {measure_cutoff}")
     if any(float(a) < 0 for a in alphas):
         raise ParameterError(f"alphas must be >= 0, got {list(alphas)}")
-    frame = as_qrels_frame(qrels)
     query_id = str(query_id)
-    topic = frame[frame["query_id"].astype(str) == query_id][["query_id", "doc_id", "relevance"]]
-    if topic.empty:
-        raise InputError(f"the qrels do not judge query {query_id!r}")
-    relevant = topic.loc[topic["relevance"] >= 1, "doc_id"].astype(str)
-    if relevant.empty:
-        raise InputError(f"query {query_id!r} has no relevant document (label >= 1)")
+    topic, relevant = _topic_judgments(qrels, query_id)
     if max_relevant is None:
         max_relevant = min(cutoff, len(relevant))
     if max_relevant < 1:
@@ -300,21 +180,34 @@ def synthetic_rank_curve(
     extended = pd.concat([topic.astype({"query_id": str, "doc_id": str}),
                           pd.DataFrame({"query_id": query_id, "doc_id": rare_docs, "relevance": 1})],
                          ignore_index=True)
-    encoded = pool.encode_qrels(extended)
-    members = pool.member_rows(encoded)
+    encoded = pool.encode_qrels(extended)  # one query: column 0 of every matrix
+    measures = [parse_measure(f"P_rare(alpha={float(alpha):g})@{cutoff}") for alpha in alphas]
+    curves = {}
+    for system, docs in (("rare", rare_docs), ("common", common_docs)):
+        longest = min(max_relevant, len(docs))
+        run = pd.DataFrame({"query_id": query_id, "doc_id": docs[:longest], "score": np.arange(longest, 0, -1.0)})
+        curves[system] = newcomer_prefix_scores(pool, encoded, measures, run, range(1, longest + 1))
 
-    records = []
-    for alpha in alphas:
-        m = parse_measure(f"P_rare(alpha={float(alpha):g})@{cutoff}")
-        for system, docs in (("rare", rare_docs), ("common", common_docs)):
-            longest = min(max_relevant, len(docs))
-            run = pd.DataFrame({"query_id": query_id, "doc_id": docs[:longest],
-                                "score": np.arange(longest, 0, -1.0)})
-            full, _ = rows_for_runs(pool, {system: run}, encoded)
-            for n in range(1, longest + 1):
-                value = float(compute(m, _prefix_rows(full, n))[0, 0])
-                real = compute(m, _members_joined_by(members, full.key[:n], pool.num_systems))[:, 0]
-                records.append({"system": system, "alpha": float(alpha), "n_relevant": n,
-                                "rank": int(1 + np.sum(real > value)), "value": value,
-                                "num_systems": pool.num_systems + 1})
+    records = [{"system": system, "alpha": float(alpha), "n_relevant": i + 1,
+                "rank": int(1 + np.sum(curves[system][m].members[i, :, 0] > value)), "value": value,
+                "num_systems": pool.num_systems + 1}
+               for alpha, m in zip(alphas, measures, strict=True) for system in ("rare", "common")
+               for i, value in enumerate(curves[system][m].newcomer[:, 0].tolist())]
     return pd.DataFrame.from_records(records)
+
+
+def _topic_judgments(qrels: Any, query_id: str) -> tuple[pd.DataFrame, pd.Series]:
+    """The qrels of one topic (``query_id, doc_id, relevance``) and the docnos it judges relevant (label >= 1).
+
+    Raises:
+        InputError: The qrels do not judge the topic, or judge none of its documents relevant.
+
+    """
+    frame = as_qrels_frame(qrels)
+    topic = frame[frame["query_id"].astype(str) == query_id][["query_id", "doc_id", "relevance"]]
+    if topic.empty:
+        raise InputError(f"the qrels do not judge query {query_id!r}")
+    relevant = topic.loc[topic["relevance"] >= 1, "doc_id"].astype(str)
+    if relevant.empty:
+        raise InputError(f"query {query_id!r} has no relevant document (label >= 1)")
+    return topic, relevant

@@ -28,6 +28,7 @@ from ir_rarity.engine.strings import one_array, string_order
 from ir_rarity.errors import InputError
 from ir_rarity.pool.docnos import DocEncoder, QueryBlocks
 from ir_rarity.pool.encoded import EncodedRuns
+from ir_rarity.pool.teams import assign_teams
 
 __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
@@ -279,8 +280,6 @@ def system_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.
     """
     if teams is None:
         return np.arange(len(names), dtype=np.int64), list(names)
-    from ir_rarity.pool.teams import assign_teams
-
     codes, uniques = pd.factorize(pd.Series(assign_teams(names, teams)))
     return codes.astype(np.int64), [str(u) for u in uniques]
 

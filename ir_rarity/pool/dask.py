@@ -30,7 +30,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.parse import parse_measures
+from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
 
 __all__ = ["evaluate_with_dask", "read_runs_dask"]
 
@@ -54,9 +59,7 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
         InputError: no run file found.
 
     """
-    import dask.dataframe as dd
-
-    from ir_rarity.pool.sources import run_name_from_path
+    import dask.dataframe as dd  # an optional dependency (ir_rarity[dask]): imported when first used
 
     files = _run_files(runs)
     if name_by == "file":
@@ -98,8 +101,6 @@ def _evaluate_part(part: pd.DataFrame, names: list[str], queries: pd.Index, qrel
     ``part`` is indexed by query code and holds columns ``run`` (code), ``doc_id``, ``score``. The rows are put
     in run order once; each run's frame is then a slice of that one frame (no copy per run).
     """
-    from ir_rarity.pool.pool import Pool
-
     if not len(part):
         return _long_meta()
     run = part["run"].to_numpy()
@@ -163,10 +164,6 @@ def evaluate_with_dask(
         ParameterError: ``npartitions`` below 1.
 
     """
-    from ir_rarity.engine.aggregate import aggregate
-    from ir_rarity.io.frames import as_qrels_frame
-    from ir_rarity.measures.parse import parse_measures
-
     measure_list = parse_measures(measures)
     texts = [str(m) for m in measure_list]
     qrels_frame = as_qrels_frame(qrels)
@@ -205,8 +202,6 @@ def evaluate_with_dask(
 
 def _run_files(runs: Any) -> list[Path]:
     """The run files named by ``runs`` (files, folders, globs or a list of them)."""
-    from ir_rarity.pool.sources import expand_run_paths
-
     specs = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
     files = [p for spec in specs for p in expand_run_paths(spec)]
     if not files:
@@ -216,8 +211,6 @@ def _run_files(runs: Any) -> list[Path]:
 
 def _file_names(files: list[Path]) -> list[str]:
     """Run names of files named by file (the naming rule of :mod:`~ir_rarity.pool.sources`), each once."""
-    from ir_rarity.pool.sources import run_name_from_path
-
     names = [run_name_from_path(p) for p in files]
     if len(set(names)) < len(names):
         twice = next(n for n in names if names.count(n) > 1)
@@ -227,8 +220,6 @@ def _file_names(files: list[Path]) -> list[str]:
 
 def _empty_values(names: list[str], queries: pd.Index, qrels: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
     """Values of every run for ``queries`` that no run retrieved: each measure's value for an empty ranking."""
-    from ir_rarity.pool.pool import Pool
-
     judged = qrels[qrels["query_id"].isin(queries)]
     anchor = pd.DataFrame({"query_id": [str(queries[0])], "doc_id": ["\x00ir_rarity-empty"], "score": [0.0]})
     frames = {n: anchor.iloc[:0] for n in names}

@@ -22,7 +22,7 @@ from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
-from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
@@ -365,9 +365,10 @@ class Pool:
         return encode_qrels(as_qrels_frame(qrels, source), self.encoded.queries, self.encoded.docs, source)
 
     def member_rows(self, qrels: EncodedQrels, runs: slice | None = None) -> Rows:
-        """Rows of every pool run within the qrels' queries, for :func:`ir_rarity.engine.compute.compute`.
+        """Rows of every pool run within the qrels' queries, scored as members (the engine's own structure).
 
-        With ``runs`` (consecutive positions in :attr:`names`), the rows of those runs only.
+        With ``runs`` (consecutive positions in :attr:`names`), the rows of those runs only. Analyses read
+        :meth:`labelled_rows` instead.
         """
         e = self.encoded
         first, stop, _ = (runs or slice(0, len(self))).indices(len(self))
@@ -388,20 +389,8 @@ class Pool:
         present = np.zeros((n_runs, len(qrels.query_ids)), dtype=bool)
         top = rank == 0  # every ranking starts at rank 0: one row per (run, query) it holds
         present[run[top], query[top]] = True
-        num_systems = np.full(n_runs, float(self.num_systems))
-        member = np.ones(n_runs, dtype=bool)
-        codes = self._key_code[keep_rows]
-        key_labels = self._labels_of_keys(qrels)
-
-        def counts_for(depth: int | None, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
-            return self._count_table(depth)[codes[rows]], num_systems  # S_d fits 32 bits: half the memory
-
-        # Rows are labelled, counted and keyed through their pair codes, for the rows a measure reads.
-        return Rows(run=run, query=query, rank=rank, pair_keys=lambda rows: self._unique_keys[codes[rows]],
-                    labels=lambda rows: key_labels[codes[rows]], present=present, n_runs=n_runs, qrels=qrels,
-                    counts_at=counts_for, key_counts=self.count_keys,
-                    probabilities_at=lambda cutoff: (*self.reading_probabilities(cutoff), member),
-                    relevant_at=lambda rel: is_relevant(key_labels, rel)[codes], counts_for=counts_for)
+        source = _MemberRows(self, self._key_code[keep_rows], self._labels_of_keys(qrels), n_runs)
+        return Rows(run=run, query=query, rank=rank, present=present, n_runs=n_runs, qrels=qrels, source=source)
 
     def labelled_rows(self, qrels: Any) -> LabelledRows:
         """Every run's rows within the queries of ``qrels`` (any accepted shape), with their labels.
@@ -411,7 +400,7 @@ class Pool:
         encoded = qrels if isinstance(qrels, EncodedQrels) else self.encode_qrels(qrels)
         rows = self.member_rows(encoded)
         return LabelledRows(run_names=tuple(self.names), query_ids=encoded.query_ids, run=rows.run,
-                            query=rows.query, rank=rows.rank, key=rows.key, label=rows.label,
+                            query=rows.query, rank=rows.rank, key=rows.keys(), label=rows.labels(),
                             decode=self.encoded.decode, n_relevant=encoded.n_relevant, lookup=encoded.lookup)
 
     def _labels_of_keys(self, qrels: EncodedQrels) -> np.ndarray:
@@ -472,3 +461,43 @@ class Pool:
                    duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
         """The :class:`~ir_rarity.Evaluation` behind :meth:`evaluate`: per-query values as matrices, and more."""
         return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
+
+
+class _MemberRows:
+    """The :class:`~ir_rarity.engine.rows.RowSource` of a pool's own runs, all members (S and S_d as counted).
+
+    Rows are labelled, counted and keyed through their dense pair codes (gathers from per-key arrays, no search),
+    for the rows a measure reads.
+    """
+
+    def __init__(self, pool: Pool, codes: np.ndarray, key_labels: np.ndarray, n_runs: int) -> None:
+        self.pool, self.codes, self.key_labels = pool, codes, key_labels
+        self.num_systems = np.full(n_runs, float(pool.num_systems))
+        self.member = np.ones(n_runs, dtype=bool)
+
+    def _codes(self, rows: Selection) -> np.ndarray:
+        return self.codes if rows is None else self.codes[rows]
+
+    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
+        """The pool's S_d (32 bits: half the memory of 64), and S for every run."""
+        return self.pool._count_table(depth)[self._codes(rows)], self.num_systems
+
+    def labels(self, rows: Selection) -> np.ndarray:
+        """Labels from the per-key labels of the qrels."""
+        return self.key_labels[self._codes(rows)]
+
+    def keys(self, rows: Selection) -> np.ndarray:
+        """Pair keys from the pool's sorted unique keys."""
+        return self.pool._unique_keys[self._codes(rows)]
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Relevance decided once per key, then gathered (one byte a row, not a label's eight)."""
+        return is_relevant(self.key_labels, rel)[self.codes]
+
+    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """The pool's S_d of any pair keys."""
+        return self.pool.count_keys(keys, depth)
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The pool's summed reading probabilities; every run is a member."""
+        return (*self.pool.reading_probabilities(cutoff), self.member)

@@ -75,7 +75,7 @@ class Candidates:
         if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 0:
             raise ParameterError(f"rel must be a non-negative integer, got {rel!r}")
         encoded = pool.encode_qrels(qrels)
-        rows = pool.member_rows(encoded)  # sorted by (run, query, rank); query = position in the qrels' queries
+        rows = pool.labelled_rows(encoded)  # sorted by (run, query, rank); query = position in the qrels' queries
         keep = slice(None) if depth is None else rows.rank < depth
         run, query, rank, key = rows.run[keep], rows.query[keep], rows.rank[keep], rows.key[keep]
         if len(key) == 0:

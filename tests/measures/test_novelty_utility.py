@@ -17,8 +17,7 @@ import pandas as pd
 import pytest
 
 from ir_rarity import ParameterError, Pool, U_novel
-from ir_rarity.engine.compute import compute
-from ir_rarity.engine.evaluate import rows_for_runs
+from ir_rarity.scoring import evaluate_campaign
 
 E = 0.001  # the default epsilon
 
@@ -79,9 +78,9 @@ def _leave_one_out_agrees(pool: Pool, qrels: pd.DataFrame, names: list[str], mea
         if others.member_of(run) is not None:  # another run has the same rankings: it *is* that member
             continue
         encoded = others.encode_qrels(qrels)
-        rows, _ = rows_for_runs(others, {name: run}, encoded)  # the newcomer path
+        newcomer = evaluate_campaign(others, qrels, measures, {name: run})  # the newcomer path
         for m in measures:
-            alone = compute(m, rows)[0]
+            alone = newcomer.values[m][0]
             member = full.loc[name].xs(str(m), level="measure").reindex(encoded.query_ids).to_numpy()
             np.testing.assert_allclose(alone, member, rtol=0, atol=1e-9)
         checked += 1

@@ -10,11 +10,10 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.engine.compute import compute
-from ir_rarity.engine.evaluate import rows_for_runs
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.meta import synthetic_rank_curve, system_count_robustness
-from ir_rarity.meta.robustness import _Sampler
+from ir_rarity.pool.samples import SubsetScorer, newcomer_prefix_scores
+from ir_rarity.scoring import evaluate_campaign
 
 # ------------------------------------------------------------------ Pool.subset
 
@@ -63,17 +62,28 @@ def test_subset_round1_counts(covid_pool: Pool) -> None:
 # ------------------------------------------------------------------ Algorithm 1
 
 
-def test_sampler_equals_subset(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
-    encoded = covid_pool.encode_qrels(covid_qrels)
-    sampler = _Sampler(covid_pool, encoded)
+def test_subset_scorer_equals_scoring_the_subset_pool(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    scorer = SubsetScorer(covid_pool, covid_qrels)
     rng = np.random.default_rng(5)
-    # the first six score the sample's relevant rows only, the last two all its rows
+    # the first six score the sample's relevant rows only, the others all its rows
     for measure in ["P_rare(alpha=1)@100", "AP_rare(alpha=0.5)@100", "P_rare(bounded=True)@10", "AP_rare",
-                    "nDCG_rare(rel=2)@20", "R_rare(alpha=0.5)@100", "AP_rare(judged_only=True)@100", "ASL"]:
+                    "nDCG_rare(rel=2)@20", "R_rare(alpha=0.5)@100", "AP_rare(judged_only=True)@100", "ASL",
+                    "R_rare(judged_only=True)@50", "U_novel@100", "U_novel"]:
         m = ir_measures.parse_measure(measure)
         picked = rng.choice(len(covid_pool), size=9, replace=False)
-        ref = compute(m, covid_pool.subset([covid_pool.names[i] for i in picked]).member_rows(encoded))
-        np.testing.assert_array_equal(sampler.scores(m, picked), ref)
+        names = [covid_pool.names[i] for i in picked]
+        ref = evaluate_campaign(covid_pool.subset(names), covid_qrels, [m]).values[m]
+        np.testing.assert_array_equal(scorer.scores(m, picked), ref)
+
+
+@pytest.mark.filterwarnings("ignore::ir_rarity.errors.DegeneratePoolWarning")  # samples of one team
+def test_subset_scorer_of_a_team_pool_equals_scoring_the_subset_pool(hand_files: dict[str, Path],
+                                                                    hand_qrels: pd.DataFrame) -> None:
+    pool = Pool.from_runs([hand_files[n] for n in "ABC"], teams={"A": "t1", "B": "t1", "C": "t2"})
+    m = ir_measures.parse_measure("P_rare(alpha=1)@2")
+    for picked in ([0, 1], [2, 0], [1, 2, 0]):
+        ref = evaluate_campaign(pool.subset([pool.names[i] for i in picked]), hand_qrels, [m]).values[m]
+        np.testing.assert_array_equal(SubsetScorer(pool, hand_qrels).scores(m, picked), ref)
 
 
 def test_robustness_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
@@ -172,13 +182,45 @@ def _topic_6_with_synthetic(qrels: pd.DataFrame, n: int) -> tuple[pd.DataFrame, 
 def test_synthetic_prefix_rows_equal_run_rows(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
     curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(0.5,), max_relevant=40)
     _, rare, extended = _topic_6_with_synthetic(covid_qrels, 40)
-    encoded = covid_pool.encode_qrels(extended)
     m = ir_measures.parse_measure("P_rare(alpha=0.5)@100")
     for n in (1, 17, 40):
         run = pd.DataFrame({"query_id": "6", "doc_id": rare[:n], "score": np.arange(n, 0, -1.0)})
-        direct = float(compute(m, rows_for_runs(covid_pool, {"rare": run}, encoded)[0])[0, 0])
+        direct = float(evaluate_campaign(covid_pool, extended, [m], {"rare": run}).values[m][0, 0])
         row = curve[(curve["system"] == "rare") & (curve["n_relevant"] == n)]
         assert float(row["value"].iloc[0]) == direct
+
+
+def test_newcomer_prefixes_equal_the_cut_runs_scored_alone(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    """Every query's ranking cut at n scores as the cut run itself, for measures of every family."""
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q1", "q2", "q2"], "doc_id": ["d5", "d1", "d3", "d1", "y"],
+                        "score": [3.0, 2.0, 1.0, 2.0, 1.0]})
+    measures = [ir_measures.parse_measure(m) for m in ("P_rare(alpha=1)@2", "AP_rare(alpha=0.5)", "R_rare@2",
+                                                       "nDCG_rare@3", "ASL", "AP_rare(judged_only=True)")]
+    got = newcomer_prefix_scores(hand_pool, hand_qrels, measures, run, [1, 2, 3])
+    for i, n in enumerate((1, 2, 3)):
+        cut = run.groupby("query_id").head(n)
+        alone = evaluate_campaign(hand_pool, hand_qrels, measures, {"new": cut})
+        for m in measures:
+            np.testing.assert_array_equal(got[m].newcomer[i], alone.values[m][0])
+            assert got[m].members.shape == (3, len(hand_pool), 2)
+
+
+def test_members_with_a_newcomer_equal_a_really_joined_pool(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    run = pd.DataFrame({"query_id": ["q1", "q1", "q1"], "doc_id": ["d5", "d1", "d4"], "score": [3.0, 2.0, 1.0]})
+    measures = [ir_measures.parse_measure(m) for m in ("P_rare(alpha=1)@2", "R_rare(alpha=0.5)@2", "AP_rare@3")]
+    got = newcomer_prefix_scores(hand_pool, hand_qrels, measures, run, [1, 2, 3])
+    for i, n in enumerate((1, 2, 3)):
+        joined = Pool.from_runs({**{name: hand_pool.run(name) for name in hand_pool.names}, "new": run.head(n)})
+        values = evaluate_campaign(joined, hand_qrels, measures).values
+        for m in measures:
+            np.testing.assert_allclose(got[m].members[i], values[m][:-1], rtol=0, atol=1e-12)
+            np.testing.assert_allclose(got[m].newcomer[i], values[m][-1], rtol=0, atol=1e-12)
+
+
+def test_newcomer_prefix_lengths_must_be_positive(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d5"], "score": [1.0]})
+    with pytest.raises(ParameterError):
+        newcomer_prefix_scores(hand_pool, hand_qrels, [ir_measures.parse_measure("P_rare@2")], run, [0])
 
 
 def test_synthetic_rank_equals_a_really_joined_pool(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:

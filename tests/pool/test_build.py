@@ -147,7 +147,7 @@ def test_positions_in_a_large_vocabulary_equal_pandas_get_indexer() -> None:
 
 
 def test_member_rows_read_labels_and_counts_of_the_rows_asked_as_of_all_rows() -> None:
-    """What a pool's rows give for some rows (labels, relevance, S_d) equals the whole arrays at those rows."""
+    """What a pool's rows give for some rows (labels, keys, relevance, S_d) equals the whole arrays at those rows."""
     from ir_rarity.engine.qrels import is_relevant
 
     runs = _runs(1)
@@ -156,20 +156,31 @@ def test_member_rows_read_labels_and_counts_of_the_rows_asked_as_of_all_rows() -
     qrels = pd.DataFrame({"query_id": frame["query_id"], "doc_id": frame["doc_id"],
                           "relevance": (frame["doc_id"].map(hash) % 3).astype(int)}).drop_duplicates(
                               ["query_id", "doc_id"]).iloc[::2]  # half of the pairs judged, graded 0-2
-    rows = pool.member_rows(pool.encode_qrels(qrels))
-    label = rows.label  # every row's label, gathered once
-    expected = qrels.set_index(["query_id", "doc_id"])["relevance"]
-    encoded = _encoded(pool)
-    looked_up = [expected.get((q, d)) for q, d in zip(encoded["query_id"], encoded["doc_id"], strict=True)]
-    assert [None if v < 0 else v for v in label.tolist()] == looked_up
-    some = np.arange(0, len(label), 3)
-    assert rows.labels_at(some).tolist() == label[some].tolist()
-    for rel in (1, 2):
-        assert rows.relevant(rel).tolist() == is_relevant(label, rel).tolist()
-    for depth in (None, 2):
-        s_d, num_systems = rows.counts_at(depth)
-        part, systems = rows.counts_of(depth, some)
-        assert part.tolist() == s_d[some].tolist() and systems.tolist() == num_systems.tolist()
+    encoded_qrels = pool.encode_qrels(qrels)
+    some = None
+    for first in ("some", "all"):  # the rows' accessors read some rows before or after all of them
+        rows = pool.member_rows(encoded_qrels)
+        if first == "some":
+            some = np.arange(0, len(rows.run), 3)
+            parts = {"labels": rows.labels(some), "keys": rows.keys(some),
+                     **{depth: rows.s_d(depth, some) for depth in (None, 2)}}
+        label = rows.labels()  # every row's label, gathered once
+        if first == "all":
+            parts = {"labels": rows.labels(some), "keys": rows.keys(some),
+                     **{depth: rows.s_d(depth, some) for depth in (None, 2)}}
+        expected = qrels.set_index(["query_id", "doc_id"])["relevance"]
+        encoded = _encoded(pool)
+        looked_up = [expected.get((q, d)) for q, d in zip(encoded["query_id"], encoded["doc_id"], strict=True)]
+        assert [None if v < 0 else v for v in label.tolist()] == looked_up
+        assert parts["labels"].tolist() == label[some].tolist()
+        assert parts["keys"].tolist() == rows.keys()[some].tolist()
+        assert pool.encoded.decode(rows.keys())[1].tolist() == encoded["doc_id"].tolist()
+        for rel in (1, 2):
+            assert rows.relevant(rel).tolist() == is_relevant(label, rel).tolist()
+        for depth in (None, 2):
+            s_d, num_systems = rows.s_d(depth)
+            part, systems = parts[depth]
+            assert part.tolist() == s_d[some].tolist() and systems.tolist() == num_systems.tolist()
 
 
 _ONE_WIDTH = {  # docno of the i-th of _DOCNOS; whether all have one width at most 8 bytes past their prefix

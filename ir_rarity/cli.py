@@ -28,9 +28,15 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ir_rarity import __version__
 from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
+from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
 from ir_rarity.io.guard import check_outputs
+from ir_rarity.measures.base import RarityMeasure
+from ir_rarity.measures.parse import higher_is_better, parse_measure
+from ir_rarity.pooling.command import add_parser as add_pooling_parser
+from ir_rarity.progress import progress_disabled
 from ir_rarity.tables import FORMATS, render
 
 if TYPE_CHECKING:
@@ -64,9 +70,6 @@ def _runs_spec(specs: Sequence[str]) -> str | list[str]:
 
 def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
     """Measures from the command line; ``--depth`` sets the S_d depth of rarity measures that give none."""
-    from ir_rarity.measures.base import RarityMeasure
-    from ir_rarity.measures.parse import parse_measure
-
     measures = []
     for text in texts:
         measure = parse_measure(text)
@@ -115,9 +118,7 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def ranked_table(table: pd.DataFrame, first: Any) -> pd.DataFrame:
-    """Rows of ``table`` best first by the measure ``first`` in its own direction (ties by run name)."""
-    from ir_rarity.measures.parse import higher_is_better
-
+    """The rows of ``table``, best first by the measure ``first`` in its own direction (ties by run name)."""
     table = table.sort_index(kind="mergesort")
     return table.sort_values(str(first), ascending=not higher_is_better(first), kind="mergesort")
 
@@ -135,8 +136,6 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
 # ---------------------------------------------------------------------------------------------- commands
 def _cmd_eval(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
-    from ir_rarity.integrations.ir_measures_provider import POOL_ENV
-
     if not args.pool and os.environ.get(POOL_ENV):  # the one way to name a pool, here too
         args.pool = [os.environ[POOL_ENV]]
         print(f"{PROG}: note: scoring RUNS against the pool {POOL_ENV} names ({args.pool[0]})", file=sys.stderr)
@@ -284,8 +283,6 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ir-rarity``."""
     parser = argparse.ArgumentParser(prog=PROG, description="Rarity measures and pool-aware evaluation of TREC runs.")
-    from ir_rarity import __version__
-
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -336,8 +333,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.set_defaults(func=_cmd_demo)
 
-    from ir_rarity.pooling.command import add_parser as add_pooling_parser
-
     add_pooling_parser(sub)  # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
     return parser
 
@@ -346,8 +341,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ir-rarity`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from ir_rarity.progress import progress_disabled
-
     try:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ir_rarity.io.files import write_with
+
 __all__ = ["pyplot", "save_figure"]
 
 
@@ -28,8 +30,6 @@ def pyplot() -> Any:
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
     """Write ``fig`` to ``path`` as PNG (120 dpi, tight box) atomically, then close it."""
-    from ir_rarity.io.files import write_with
-
     try:
         return write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
     finally:

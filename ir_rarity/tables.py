@@ -44,7 +44,7 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
 
     Args:
         columns: Column names.
-        rows: Rows of values (floats are printed with ``places`` decimals, except in jsonl).
+        rows: The rows of values (floats are printed with ``places`` decimals, except in jsonl).
         fmt: One of :data:`FORMATS`.
         places: Decimals for floats (-1: full precision).
         header: Print a header line (tsv only; the other formats always name their columns).

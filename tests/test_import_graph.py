@@ -73,22 +73,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 """(importing module, imported module) -> why the import is inside a function."""
 
-REPORTED = "no start-up benefit (the target is loaded with the module, or on every start): to move to module level"
 
-TO_MOVE: dict[tuple[str, str], str] = {
-    ("ir_rarity.cli", "ir_rarity"): REPORTED,
-    ("ir_rarity.cli", "ir_rarity.measures.base"): REPORTED,
-    ("ir_rarity.cli", "ir_rarity.measures.parse"): REPORTED,
-    ("ir_rarity.cli", "ir_rarity.integrations.ir_measures_provider"): REPORTED,
-    ("ir_rarity.cli", "ir_rarity.pooling.command"): REPORTED,  # in build_parser: every start imports it
-    ("ir_rarity.cli", "ir_rarity.progress"): REPORTED,  # in main: every start imports it
-    ("ir_rarity.pooling.command", "ir_rarity.measures.parse"): REPORTED,
-    ("ir_rarity.integrations.pyterrier", "ir_rarity.progress"): REPORTED,
-    ("ir_rarity.integrations.pyterrier", "ir_rarity.evaluation"): REPORTED,
-    ("ir_rarity.meta.report", "ir_rarity.meta.plots"): REPORTED,
-    ("ir_rarity.plotting", "ir_rarity.io.files"): REPORTED,
-}
-"""Function-level imports in modules other teams own that have no reason to be there; known and reported."""
 
 
 def _modules() -> dict[str, Path]:
@@ -194,7 +179,7 @@ def test_no_cycle_among_module_level_imports(graph) -> None:
 def test_every_function_level_import_has_a_listed_reason(graph) -> None:
     _, inner = graph
     unlisted = sorted(f"{module}:{line} imports {target}" for module, targets in inner.items()
-                      for target, line in targets if (module, target) not in ALLOWED | TO_MOVE)
+                      for target, line in targets if (module, target) not in ALLOWED)
     assert unlisted == [], ("import these at module level (a cycle is to be broken, not dodged), or list them "
                             "in ALLOWED with the reason")
 

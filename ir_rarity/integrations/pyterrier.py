@@ -28,9 +28,11 @@ import pandas as pd
 
 from ir_rarity.engine.aggregate import aggregate, skips_undefined
 from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.evaluation import evaluate
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import higher_is_better, parse_measure
+from ir_rarity.progress import progress
 
 __all__ = ["Experiment", "as_topics_frame"]
 
@@ -389,8 +391,6 @@ def _first_seen(frame: pd.DataFrame) -> list[str]:
 def _run_systems(systems: Sequence[Any], names: Sequence[str], topics: pd.DataFrame, batch_size: int | None,
                  saving: _Saving | None, verbose: bool) -> list[_Run]:
     """Run every system once (a DataFrame is its own results), as ``pt.Experiment``'s linear plan does."""
-    from ir_rarity.progress import progress
-
     runs = []
     for system, name in progress(list(zip(systems, names, strict=True)), desc="systems", unit="system",
                                  enabled=verbose):
@@ -472,8 +472,6 @@ class _Scores:
 
 def _score(runs: list[_Run], names: list[str], qrels: pd.DataFrame, measures: _Measures, backfill: list[str],
            evaluate_options: dict[str, Any]) -> _Scores:
-    from ir_rarity.evaluation import evaluate
-
     evaluation = evaluate(dict(zip(names, (r.frame for r in runs), strict=True)), qrels, measures.measures,
                           **evaluate_options)
     if list(evaluation.names) != names:

@@ -2,8 +2,8 @@
 
 :data:`FAMILIES` is the one list of ir_rarity's measure families: registration with ir_measures, the package's
 exports and the engine's kernel table are all derived from it, and a test checks that every family has a
-kernel. A new measure is a module here, one entry in this list and one kernel in
-:mod:`ir_rarity.engine.compute`.
+kernel. A new measure is a module here, one entry in this list and one kernel in the engine's kernel table
+(:mod:`ir_rarity.engine`); the common test (``tests/measures/test_common.py``) then checks it.
 """
 
 from ir_rarity.measures.ap_rare import AP_rare

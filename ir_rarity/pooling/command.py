@@ -19,6 +19,7 @@ from typing import Any
 
 from ir_rarity.errors import MemberNotice, ParameterError
 from ir_rarity.io.guard import check_outputs
+from ir_rarity.measures.parse import parse_measures
 
 __all__ = ["DEFAULT_BUDGETS", "DEFAULT_MEASURES", "DEFAULT_STRATEGIES", "add_parser", "run"]
 
@@ -107,8 +108,6 @@ def run(args: argparse.Namespace) -> int:
     depth = check_depth(args.depth, "--depth", allow_none=True)
     strategies = [parse_strategy(s) for s in args.strategies]
     budgets = check_budgets(args.budgets)
-    from ir_rarity.measures.parse import parse_measures
-
     measures = parse_measures(args.measures)
     show = sys.stderr.isatty()
     qrels = as_qrels_frame(args.qrels)

@@ -275,7 +275,7 @@ class _Adaptive(Strategy):
         """Judge every query's candidates (or its first ``limit``), one judgment at a time, as the strategy picks."""
         rng = np.random.default_rng(seed)
         relevant = candidates.doc_relevant()
-        # Rows by (query, run, rank): each run's ranked list for a query is one contiguous slice.
+        # The rows by (query, run, rank): each run's ranked list for a query is one contiguous slice.
         rows = np.lexsort((candidates.rank, candidates.run, candidates.query))
         query, run, doc = candidates.query[rows], candidates.run[rows], candidates.doc[rows]
         bounds = np.searchsorted(query, np.arange(candidates.n_queries + 1))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from ir_measures import Measure
 
 from ir_rarity.engine.aggregate import skips_undefined
 from ir_rarity.errors import ParameterError
@@ -21,7 +22,7 @@ from ir_rarity.stats import INTERVALS, bootstrap_interval, t_interval
 __all__ = ["add_intervals", "interval_columns"]
 
 
-def interval_columns(measure: Any) -> tuple[str, str]:
+def interval_columns(measure: Measure) -> tuple[str, str]:
     """Column names of a measure's interval bounds: ``"<measure> ci low"``, ``"<measure> ci high"``."""
     return f"{measure} ci low", f"{measure} ci high"
 

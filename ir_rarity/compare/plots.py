@@ -6,18 +6,18 @@ Needs the ``plots`` extra (matplotlib). Files are written atomically (:mod:`ir_r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ir_rarity.io.files import write_with
 from ir_rarity.plotting import pyplot as _pyplot
+from ir_rarity.typing import MeasureLike
 
 __all__ = ["plot_composition"]
 
 
-def plot_composition(table: pd.DataFrame, measure: Any, path: str | Path, top: int | None = None,
+def plot_composition(table: pd.DataFrame, measure: MeasureLike, path: str | Path, top: int | None = None,
                      title: str | None = None) -> Path:
     """Rank of every run (1 = best) by ``measure`` in the whole pool, with the ranges composition gives.
 

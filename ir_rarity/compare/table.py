@@ -179,53 +179,70 @@ class CampaignTable:
 
     def _render_marked(self, fmt: str, places: int) -> str:
         labels = self.labels()
-        beats = self.beats()
-        lookup = self._lookup()
-        values = self.values.loc[self.order]
         show_letters = bool(labels)
-        joiner = "," if any(len(label) > 1 for label in labels.values()) else ""  # "aa" is not "a" twice
         columns = (["#"] if show_letters else []) + ["run"]
         rows: list[list[Any]] = [([labels.get(run, "")] if show_letters else []) + [run] for run in self.order]
         bold: set[Cell] = set()
         superscripts: dict[Cell, str] = {}
         fmt_num = f"{{:.{max(places, 0)}f}}" if places >= 0 else "{!r}"
         for m in self.measures:
-            name = str(m)
-            col = len(columns)
-            columns.append(name)
-            column = values[name].to_numpy(dtype=float)
-            best = np.nanmax(column) if higher_is_better(m) else np.nanmin(column) if np.isfinite(
-                column).any() else np.nan
-            for i, run in enumerate(self.order):
-                rows[i].append(float(column[i]))
-                if column[i] == best:
-                    bold.add((i, col))
-                marks = joiner.join(labels[ref] for ref in beats[(name, run)])
-                if marks:
-                    superscripts[(i, col)] = marks
-            low, high = interval_columns(m)
-            if low in values.columns:
-                columns.append(f"{name} CI")
-                for i in range(len(self.order)):
-                    rows[i].append(_range(values[low].iloc[i], values[high].iloc[i], fmt_num))
-            if self.comparisons is not None and len(self.references) <= 3 and not self.settings.get("all_pairs"):
-                for ref in self.references:
-                    columns.append(f"{name} better/worse vs {labels[ref]}")
-                    for i, run in enumerate(self.order):
-                        c = lookup.get((name, run, ref))
-                        rows[i].append("" if c is None else f"{c['better']}/{c['worse']}")
-            comp = self.composition
-            if comp is not None and f"{name} rank" in comp.columns:
-                comp = comp.loc[self.order]
-                columns += [f"{name} rank", f"{name} LOTO", f"{name} LOTO rank", f"{name} boot rank"]
-                for i in range(len(self.order)):
-                    r = comp.iloc[i]
-                    rows[i] += [str(int(r[f"{name} rank"])),
-                                _range(r.get(f"{name} loto low"), r.get(f"{name} loto high"), fmt_num),
-                                _range(r.get(f"{name} loto rank best"), r.get(f"{name} loto rank worst"), "{:.0f}"),
-                                _range(r.get(f"{name} boot rank low"), r.get(f"{name} boot rank high"), "{:.0f}")]
+            self._value_cells(m, columns, rows, bold, superscripts)
+            self._interval_cells(m, columns, rows, fmt_num)
+            self._count_cells(m, columns, rows)
+            self._composition_cells(m, columns, rows, fmt_num)
         return render(columns, [tuple(r) for r in rows], fmt, places, caption=self.caption(), bold=bold,
                       superscripts=superscripts)
+
+    def _value_cells(self, m: Any, columns: list[str], rows: list[list[Any]], bold: set[Cell],
+                     superscripts: dict[Cell, str]) -> None:
+        """The measure's column: each run's mean, the best in bold, the letters of the runs it beats."""
+        labels, beats = self.labels(), self.beats()
+        joiner = "," if any(len(label) > 1 for label in labels.values()) else ""  # "aa" is not "a" twice
+        name, col = str(m), len(columns)
+        columns.append(name)
+        column = self.values.loc[self.order, name].to_numpy(dtype=float)
+        defined = np.isfinite(column).any()
+        best = (np.nanmax(column) if higher_is_better(m) else np.nanmin(column)) if defined else np.nan
+        for i, run in enumerate(self.order):
+            rows[i].append(float(column[i]))
+            if column[i] == best:
+                bold.add((i, col))
+            marks = joiner.join(labels[ref] for ref in beats[(name, run)])
+            if marks:
+                superscripts[(i, col)] = marks
+
+    def _interval_cells(self, m: Any, columns: list[str], rows: list[list[Any]], fmt_num: str) -> None:
+        low, high = interval_columns(m)
+        if low not in self.values.columns:
+            return
+        values = self.values.loc[self.order]
+        columns.append(f"{m} CI")
+        for i in range(len(self.order)):
+            rows[i].append(_range(values[low].iloc[i], values[high].iloc[i], fmt_num))
+
+    def _count_cells(self, m: Any, columns: list[str], rows: list[list[Any]]) -> None:
+        """Better/worse counts against each reference (up to three, and not for all pairs)."""
+        if self.comparisons is None or len(self.references) > 3 or self.settings.get("all_pairs"):
+            return
+        labels, lookup = self.labels(), self._lookup()
+        for ref in self.references:
+            columns.append(f"{m} better/worse vs {labels[ref]}")
+            for i, run in enumerate(self.order):
+                c = lookup.get((str(m), run, ref))
+                rows[i].append("" if c is None else f"{c['better']}/{c['worse']}")
+
+    def _composition_cells(self, m: Any, columns: list[str], rows: list[list[Any]], fmt_num: str) -> None:
+        name, comp = str(m), self.composition
+        if comp is None or f"{name} rank" not in comp.columns:
+            return
+        comp = comp.loc[self.order]
+        columns += [f"{name} rank", f"{name} LOTO", f"{name} LOTO rank", f"{name} boot rank"]
+        for i in range(len(self.order)):
+            r = comp.iloc[i]
+            rows[i] += [str(int(r[f"{name} rank"])),
+                        _range(r.get(f"{name} loto low"), r.get(f"{name} loto high"), fmt_num),
+                        _range(r.get(f"{name} loto rank best"), r.get(f"{name} loto rank worst"), "{:.0f}"),
+                        _range(r.get(f"{name} boot rank low"), r.get(f"{name} boot rank high"), "{:.0f}")]
 
 
 def _plain(value: Any) -> Any:

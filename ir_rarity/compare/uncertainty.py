@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from ir_measures import Measure
 from scipy import stats as sps
 
 from ir_rarity.engine.aggregate import aggregate
@@ -43,7 +44,7 @@ COMPOSITION_COLUMNS = ("rank", "loto low", "loto high", "loto rank best", "loto 
 """Per-measure columns of :func:`composition` (each prefixed ``"<measure> "``)."""
 
 
-def depends_on_pool(measure: Any) -> bool:
+def depends_on_pool(measure: Measure) -> bool:
     """Whether a measure's value depends on the campaign's other systems (rarity measures, ``U_novel``)."""
     return is_engine_measure(measure) and bool(getattr(measure, "NEEDS_POOL", True))
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import ir_measures
 import numpy as np
+from ir_measures import Measure
 
 __all__ = ["aggregate", "skips_undefined"]
 
 
-def skips_undefined(measure: Any) -> bool:
+def skips_undefined(measure: Measure) -> bool:
     """Whether the measure's mean leaves out queries without a value (NaN), e.g. ASL without relevant documents.
 
     ir_rarity measures declare it with ``SKIPS_UNDEFINED``; ir_measures' own measures never skip.
@@ -18,7 +17,7 @@ def skips_undefined(measure: Any) -> bool:
     return bool(getattr(measure, "SKIPS_UNDEFINED", False))
 
 
-def aggregate(measure: Any, values: np.ndarray) -> np.ndarray:
+def aggregate(measure: Measure, values: np.ndarray) -> np.ndarray:
     """Per-run aggregate of an ``(n_runs, n_queries)`` matrix, with the measure's aggregator semantics.
 
     A mean over all queries (ir_measures' ``MeanAgg``); the mean over the queries that have a value for measures

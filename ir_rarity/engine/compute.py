@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from ir_measures import Measure
 
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine import extensions, kernels, novelty
@@ -18,19 +19,21 @@ from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
 from ir_rarity.engine.qrels import is_relevant
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures.asl import ASL
+from ir_rarity.measures.base import RarityMeasure
 
 __all__ = ["KERNELS", "compute", "is_engine_measure", "s_d_depth"]
 
 Kernel = Callable[[Any, Rows], np.ndarray]
 
 
-def s_d_depth(measure: Any) -> int | None:
+def s_d_depth(measure: Measure) -> int | None:
     """The depth a rarity measure counts S_d at: its ``depth``, else its cutoff, else None (whole rankings)."""
     depth = measure["depth"] if "depth" in measure.SUPPORTED_PARAMS else None
     return depth if depth is not None else measure["cutoff"]
 
 
-def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
+def _rarity_gain(measure: RarityMeasure, rows: Rows, keep: np.ndarray) -> np.ndarray:
     """Per-row gain of the rarity-weighted measures for the rows selected by ``keep`` (0 where not relevant).
 
     S_d and labels are read for the relevant rows only: the gain of the others is 0.
@@ -48,7 +51,7 @@ def _rarity_gain(measure: Any, rows: Rows, keep: np.ndarray) -> np.ndarray:
     return gain
 
 
-def _row_weights(measure: Any, rows: Rows, s_d: np.ndarray, num_systems: np.ndarray, query: np.ndarray
+def _row_weights(measure: RarityMeasure, rows: Rows, s_d: np.ndarray, num_systems: np.ndarray, query: np.ndarray
                  ) -> np.ndarray:
     bounded = measure["bounded"]
     if bounded:
@@ -59,25 +62,25 @@ def _row_weights(measure: Any, rows: Rows, s_d: np.ndarray, num_systems: np.ndar
     return (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
 
 
-def _check_bounded(measure: Any, num_systems: np.ndarray) -> None:
+def _check_bounded(measure: RarityMeasure, num_systems: np.ndarray) -> None:
     """The bounded variant divides by S - 1: refuse S < 2."""
     if len(num_systems) and num_systems.min() < 2:
         raise ParameterError(f"{measure}: the bounded variant divides by S - 1 and needs at least 2 systems; "
                              f"the pool has S = {num_systems.min():g}")
 
 
-def _cut(measure: Any, rows: Rows) -> np.ndarray:
+def _cut(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     cutoff = measure["cutoff"]
     return np.ones(len(rows.rank), dtype=bool) if cutoff is None else rows.rank < cutoff
 
 
-def _p_rare(measure: Any, rows: Rows) -> np.ndarray:
+def _p_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     keep = _cut(measure, rows)
     gain = _rarity_gain(measure, rows, keep)
     return kernels.rarity_precision(gain, rows.cell()[keep], rows.n_cells, measure["cutoff"])
 
 
-def _ap_rare(measure: Any, rows: Rows) -> np.ndarray:
+def _ap_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     keep = _cut(measure, rows)
     gain = _rarity_gain(measure, rows, keep)
     n_rel = np.tile(rows.qrels.n_relevant(measure["rel"]), rows.n_runs)
@@ -85,7 +88,7 @@ def _ap_rare(measure: Any, rows: Rows) -> np.ndarray:
                                             rows.cell()[keep], rows.n_cells, n_rel)
 
 
-def _ndcg_rare(measure: Any, rows: Rows) -> np.ndarray:
+def _ndcg_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     keep = _cut(measure, rows)
     gain = _rarity_gain(measure, rows, keep)
     dcg = extensions.dcg(gain, rows.rank[keep].astype(np.float64), rows.cell()[keep], rows.n_cells)
@@ -98,7 +101,7 @@ def _ndcg_rare(measure: Any, rows: Rows) -> np.ndarray:
     return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
 
 
-def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
+def _r_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     """Rarity-weighted recall: retrieved relevant weight over the weight of every relevant document.
 
     The denominator of run r and query q is the sum of w(d) over the query's relevant documents, each with the
@@ -114,12 +117,12 @@ def _r_rare(measure: Any, rows: Rows) -> np.ndarray:
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
 
 
-def _label_gain(measure: Any, labels: Callable[[], np.ndarray], n: int) -> np.ndarray:
+def _label_gain(measure: RarityMeasure, labels: Callable[[], np.ndarray], n: int) -> np.ndarray:
     """The gain factor of ``n`` relevant documents: their labels (graded gain), else ones."""
     return labels().astype(np.float64) if measure["gain"] == "graded" else np.ones(n)
 
 
-def _r_rare_base(measure: Any, rows: Rows, num_systems: np.ndarray) -> np.ndarray:
+def _r_rare_base(measure: RarityMeasure, rows: Rows, num_systems: np.ndarray) -> np.ndarray:
     """Per cell, the weight of every relevant document of the query with the campaign's S_d (run-major)."""
     qrels = rows.qrels
     judged = is_relevant(qrels.labels, measure["rel"])
@@ -133,7 +136,7 @@ def _r_rare_base(measure: Any, rows: Rows, num_systems: np.ndarray) -> np.ndarra
     return base.reshape(-1)
 
 
-def _r_rare_correction(measure: Any, rows: Rows, own: np.ndarray, s_d: np.ndarray, num_systems: np.ndarray
+def _r_rare_correction(measure: RarityMeasure, rows: Rows, own: np.ndarray, s_d: np.ndarray, num_systems: np.ndarray
                        ) -> np.ndarray:
     """Per cell, the weight of r's own relevant rows with the row's S_d minus with the campaign's S_d."""
     run, query = rows.run[own], rows.query[own]
@@ -145,7 +148,9 @@ def _r_rare_correction(measure: Any, rows: Rows, own: np.ndarray, s_d: np.ndarra
     return kernels.cell_sum(delta, rows.cell()[own], rows.n_cells)
 
 
-def _asl(measure: Any, rows: Rows) -> np.ndarray:
+def _asl(measure: RarityMeasure, rows: Rows) -> np.ndarray:
+    if not isinstance(measure, type(ASL)):
+        raise ParameterError(f"{measure} is not an ASL measure")
     first, last = measure.group_range()
     rel = measure["rel"]
     n_rel = np.tile(rows.qrels.n_relevant(rel), rows.n_runs)
@@ -154,7 +159,7 @@ def _asl(measure: Any, rows: Rows) -> np.ndarray:
                                              position=rows.relevant_positions(rel), cell_sizes=rows.cell_sizes())
 
 
-def _u_novel(measure: Any, rows: Rows) -> np.ndarray:
+def _u_novel(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     return novelty.utility(rows, measure["cutoff"], measure["rel"], float(measure["epsilon"]))
 
 
@@ -180,7 +185,7 @@ KERNELS: dict[str, Kernel] = _kernel_table()
 (:data:`~ir_rarity.engine.families.ENGINE_FAMILIES`)."""
 
 
-def compute(measure: Any, rows: Rows) -> np.ndarray:
+def compute(measure: Measure, rows: Rows) -> np.ndarray:
     """Values of ``measure`` as an ``(n_runs, n_queries)`` matrix.
 
     Cells of queries a run did not retrieve anything for hold ``measure.DEFAULT`` (0 for P_rare and AP_rare,
@@ -191,12 +196,12 @@ def compute(measure: Any, rows: Rows) -> np.ndarray:
         ParameterError: the measure is not one of ir_rarity's families, or a parameter is out of range.
 
     """
-    if not is_engine_measure(measure):
+    if not is_engine_measure(measure) or not isinstance(measure, RarityMeasure):
         raise ParameterError(f"{measure} is not an ir_rarity measure; the engine computes {sorted(KERNELS)}")
     measure.validate_params()
     if "judged_only" in measure.SUPPORTED_PARAMS and measure["judged_only"]:
         rows = rows.judged_only()
-    values = KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
+    values = KERNELS[str(measure.NAME)](measure, rows).reshape(rows.n_runs, rows.n_queries)
     if getattr(measure, "SCORES_EMPTY_RANKINGS", False):
         return values
     return np.where(rows.present, values, measure.DEFAULT)

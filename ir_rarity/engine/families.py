@@ -6,7 +6,7 @@ the same names and refuses to build if one has no kernel, so a measure this modu
 
 from __future__ import annotations
 
-from typing import Any
+from ir_measures import Measure
 
 from ir_rarity.measures import FAMILIES
 
@@ -16,6 +16,6 @@ ENGINE_FAMILIES: frozenset[str] = frozenset(str(m.NAME) for m in FAMILIES)
 """Names of the measure families the engine computes (``P_rare``, ``AP_rare``, ..., ``U_novel``)."""
 
 
-def is_engine_measure(measure: Any) -> bool:
+def is_engine_measure(measure: Measure) -> bool:
     """Whether the engine computes ``measure`` with its own kernel (one of ir_rarity's families)."""
     return getattr(measure, "NAME", None) in ENGINE_FAMILIES

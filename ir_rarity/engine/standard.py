@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from ir_measures import Measure
 from ir_measures.providers.base import NOT_PROVIDED
 
 from ir_rarity.engine import extensions, kernels
@@ -33,7 +34,7 @@ from ir_rarity.engine.rows import Rows
 __all__ = ["STANDARD_KERNELS", "compute_standard", "covers"]
 
 
-def _param(measure: Any, name: str) -> Any:
+def _param(measure: Measure, name: str) -> Any:
     """A parameter of ``measure``, None where not provided (ir_measures marks those with ``NOT_PROVIDED``)."""
     value = measure[name]
     return None if value is NOT_PROVIDED else value
@@ -61,7 +62,7 @@ class _View:
         return np.tile(self.rows.qrels.n_relevant(rel), self.rows.n_runs)
 
 
-def _view(measure: Any, rows: Rows) -> _View:
+def _view(measure: Measure, rows: Rows) -> _View:
     judged_only = bool(measure["judged_only"]) if "judged_only" in measure.SUPPORTED_PARAMS else False
     return rows.shared(("standard_view", judged_only), lambda: _View(rows, judged_only))
 
@@ -72,26 +73,26 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
 
 
-def _relevant_within(measure: Any, view: _View, cutoff: int | None) -> np.ndarray:
+def _relevant_within(measure: Measure, view: _View, cutoff: int | None) -> np.ndarray:
     relevant = view.relevant(measure["rel"])
     return relevant if cutoff is None else relevant & (view.rank < cutoff)
 
 
-def precision(measure: Any, rows: Rows) -> np.ndarray:
+def precision(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``P_k``: :math:`P@k = |\{i \le k: rel(d_i)\}| / k`, divided by k even when fewer were retrieved."""
     view = _view(measure, rows)
     hits = _relevant_within(measure, view, measure["cutoff"])
     return kernels.cell_count(view.cell[hits], rows.n_cells) / float(measure["cutoff"])
 
 
-def recall(measure: Any, rows: Rows) -> np.ndarray:
+def recall(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``recall_k``: :math:`R@k = |\{i \le k: rel(d_i)\}| / N_R` (0 when :math:`N_R = 0`)."""
     view = _view(measure, rows)
     hits = kernels.cell_count(view.cell[_relevant_within(measure, view, measure["cutoff"])], rows.n_cells)
     return _divide(hits, view.n_relevant(measure["rel"]))
 
 
-def average_precision(measure: Any, rows: Rows) -> np.ndarray:
+def average_precision(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``map`` / ``map_cut_k``.
 
     .. math:: AP = \frac{1}{N_R}\sum_{i:\,rel(d_i)} \frac{|\{j \le i: rel(d_j)\}|}{i}
@@ -107,7 +108,7 @@ def average_precision(measure: Any, rows: Rows) -> np.ndarray:
     return _divide(kernels.cell_sum(terms, view.cell[found][within], rows.n_cells), view.n_relevant(measure["rel"]))
 
 
-def _gains(measure: Any, labels: np.ndarray) -> np.ndarray:
+def _gains(measure: Measure, labels: np.ndarray) -> np.ndarray:
     """The nDCG gain of each label: the label (or its ``gains`` mapping); 0 for unjudged or negative labels."""
     mapping = _param(measure, "gains")
     labels = np.asarray(labels)
@@ -119,7 +120,7 @@ def _gains(measure: Any, labels: np.ndarray) -> np.ndarray:
     return np.where((labels >= 0) & (gain > 0), gain, 0.0)
 
 
-def ndcg(measure: Any, rows: Rows) -> np.ndarray:
+def ndcg(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``ndcg`` / ``ndcg_cut_k``: :math:`DCG / IDCG`, :math:`DCG = \sum_i g_i / \log_2(i + 1)`.
 
     :math:`g_i` is the label of the i-th row (or its ``gains`` mapping); the ideal ranking holds every judged
@@ -138,7 +139,7 @@ def ndcg(measure: Any, rows: Rows) -> np.ndarray:
     return _divide(dcg, ideal)
 
 
-def reciprocal_rank(measure: Any, rows: Rows) -> np.ndarray:
+def reciprocal_rank(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``recip_rank``: :math:`1 / i` of the first relevant row, 0 without one."""
     view = _view(measure, rows)
     relevant = view.relevant(measure["rel"])
@@ -147,7 +148,7 @@ def reciprocal_rank(measure: Any, rows: Rows) -> np.ndarray:
     return np.where(np.isfinite(first), 1.0 / (first + 1.0), 0.0)
 
 
-def r_precision(measure: Any, rows: Rows) -> np.ndarray:
+def r_precision(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``Rprec``: precision at rank :math:`N_R`, :math:`|\{i \le N_R: rel(d_i)\}| / N_R`."""
     view = _view(measure, rows)
     n_rel = view.n_relevant(measure["rel"])
@@ -155,7 +156,7 @@ def r_precision(measure: Any, rows: Rows) -> np.ndarray:
     return _divide(kernels.cell_sum(hits.astype(np.float64), view.cell, rows.n_cells), n_rel)
 
 
-def bpref(measure: Any, rows: Rows) -> np.ndarray:
+def bpref(measure: Measure, rows: Rows) -> np.ndarray:
     r"""trec_eval ``bpref`` (Buckley & Voorhees, SIGIR 2004), over judged rows only.
 
     .. math:: bpref = \frac{1}{R} \sum_{r} \Big(1 - \frac{\min(n_r, R)}{\min(N, R)}\Big)
@@ -180,7 +181,7 @@ def bpref(measure: Any, rows: Rows) -> np.ndarray:
     return _divide(kernels.cell_sum(terms, cell, rows.n_cells), n_rel)
 
 
-def judged(measure: Any, rows: Rows) -> np.ndarray:
+def judged(measure: Measure, rows: Rows) -> np.ndarray:
     r"""ir_measures' ``Judged@k``: judged rows among the top k over :math:`\min(k, n)` (no k: over n)."""
     cutoff = _param(measure, "cutoff")
     cell = rows.cell()
@@ -192,7 +193,7 @@ def judged(measure: Any, rows: Rows) -> np.ndarray:
     return _divide(hits, n_retrieved if cutoff is None else np.minimum(n_retrieved, float(cutoff)))
 
 
-def num_retrieved(measure: Any, rows: Rows) -> np.ndarray:
+def num_retrieved(measure: Measure, rows: Rows) -> np.ndarray:
     """trec_eval ``num_ret`` (rows retrieved), or with ``rel`` ``num_rel_ret`` (relevant rows retrieved)."""
     rel = _param(measure, "rel")
     cell = rows.cell()
@@ -221,7 +222,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
-def covers(measure: Any) -> bool:
+def covers(measure: Measure) -> bool:
     """Whether the engine computes ``measure`` (an ir_measures measure, with its parameters) as trec_eval does.
 
     Covered: P@k, R@k, AP and AP@k, nDCG and nDCG@k (``dcg='log2'``, ``gains`` an int -> int mapping), RR
@@ -251,10 +252,10 @@ def covers(measure: Any) -> bool:
     return not (name in ("P", "R") and _param(measure, "cutoff") is None)
 
 
-def compute_standard(measure: Any, rows: Rows) -> np.ndarray:
+def compute_standard(measure: Measure, rows: Rows) -> np.ndarray:
     """Values of a :func:`covered <covers>` standard measure as an ``(n_runs, n_queries)`` matrix.
 
     A query a run retrieved nothing for scores 0, as ir_measures fills in queries missing from a run.
     """
-    values = STANDARD_KERNELS[measure.NAME](measure, rows).reshape(rows.n_runs, rows.n_queries)
+    values = STANDARD_KERNELS[str(measure.NAME)](measure, rows).reshape(rows.n_runs, rows.n_queries)
     return np.where(rows.present, values, 0.0)

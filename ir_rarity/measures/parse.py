@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import ir_measures
 
@@ -13,7 +12,7 @@ from ir_rarity.measures.base import RarityMeasure
 __all__ = ["higher_is_better", "parse_measure", "parse_measures"]
 
 
-def parse_measure(measure: Any) -> ir_measures.Measure:
+def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
     """One measure: an ``ir_measures.Measure`` (returned as is) or a string such as ``'P_rare(alpha=0.5)@100'``.
 
     ir_rarity's measures have their parameters checked here, so a bad value fails before any run is read.
@@ -37,7 +36,8 @@ def parse_measure(measure: Any) -> ir_measures.Measure:
     return parsed
 
 
-def parse_measures(measures: Any) -> list[ir_measures.Measure]:
+def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
+                   ) -> list[ir_measures.Measure]:
     """A measure, or an iterable of them, as a list of parsed measures (see :func:`parse_measure`)."""
     if isinstance(measures, (str, ir_measures.Measure)):
         return [parse_measure(measures)]

@@ -61,20 +61,8 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     """
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
-    names: list[str] = []
-    runs: list[_TakenRun] = []
-    seen: set[str] = set()
     with DocEncoder(held) as encoder:
-        for name, frame in named:
-            if name in seen:
-                raise InputError(f"two runs are named {name!r}; run names must be unique")
-            seen.add(name)
-            names.append(name)
-            runs.append(_take_run(name, frame, duplicates, keep_depth))
-            del frame
-            encoder.add(runs[-1].blocks())
-        if not names:
-            raise InputError("no runs given: a pool needs at least one run")
+        names, runs = _take_runs(named, duplicates, keep_depth, encoder)
         lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
         bounds = np.concatenate([[0], np.cumsum(lengths)])
         queries, query_maps = _query_vocabulary(runs)
@@ -91,23 +79,12 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     repeats = _RepeatFinder(len(encoded_docs.unique_keys), int(lengths.max()))
     for i, name in enumerate(names):  # run by run into the campaign's arrays, in trec_eval order: each run's own
         lo, hi = bounds[i], bounds[i + 1]  # arrays are freed once copied, every temporary is one run long
-        r = runs[i]
-        q, d, s, p = query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]
-        own_query = query_maps[i][r.query]
-        if r.ordered:
-            q[:], s[:] = own_query, r.score
-        else:
-            order = trec_order(r.score, d, own_query)
-            np.take(own_query, order, out=q)
-            np.take(r.score, order, out=s)
-            d[:], p[:] = d[order], p[order]
-            if repeats.any(p):
-                first = check_duplicates(None, p, duplicates, _describer(name, q, d, queries, docs))
-                if first is not None:
-                    assert keep is not None
-                    keep[lo:hi] = first
+        first = _copy_in_trec_order(runs[i], query_maps[i], (query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]),
+                                    repeats, duplicates, name, (queries, docs))
+        if first is not None and keep is not None:
+            keep[lo:hi] = first
         runs[i] = _FREED
-    del runs, query_maps, r
+    del runs, query_maps
     if large:
         release_freed_memory()
     run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
@@ -119,6 +96,54 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     encoded = EncodedRuns(names=tuple(names), queries=queries, docs=docs, run=run, query=query, doc=doc,
                           score=score, rank=rank, system=system, system_names=tuple(system_names))
     return encoded, (pair, encoded_docs.unique_keys)
+
+
+def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates, keep_depth: int | None,
+               encoder: DocEncoder) -> tuple[list[str], list[_TakenRun]]:
+    """Take every run as it arrives (:func:`_take_run`), its docnos handed to ``encoder``; names must be unique."""
+    names: list[str] = []
+    runs: list[_TakenRun] = []
+    seen: set[str] = set()
+    for name, frame in named:
+        if name in seen:
+            raise InputError(f"two runs are named {name!r}; run names must be unique")
+        seen.add(name)
+        names.append(name)
+        runs.append(_take_run(name, frame, duplicates, keep_depth))
+        del frame
+        encoder.add(runs[-1].blocks())
+    if not names:
+        raise InputError("no runs given: a pool needs at least one run")
+    return names, runs
+
+
+def _copy_in_trec_order(r: _TakenRun, query_map: np.ndarray, out: tuple[np.ndarray, ...], repeats: _RepeatFinder,
+                        duplicates: Duplicates, name: str, vocabularies: tuple[pd.Index, pd.Index]
+                        ) -> np.ndarray | None:
+    """Copy one run into its slices ``out`` = (query, doc, score, pair) of the campaign's arrays, in trec_eval order.
+
+    ``doc`` and ``pair`` already hold the run's codes in its own row order; they are reordered in place.
+
+    Returns:
+        The rows to keep (the first of each repeated document) when ``duplicates="first"`` found repeats, else
+        None.
+
+    Raises:
+        DuplicateDocumentError: a repeated document with ``duplicates="error"``.
+
+    """
+    q, d, s, p = out
+    own_query = query_map[r.query]
+    if r.ordered:
+        q[:], s[:] = own_query, r.score
+        return None
+    order = trec_order(r.score, d, own_query)
+    np.take(own_query, order, out=q)
+    np.take(r.score, order, out=s)
+    d[:], p[:] = d[order], p[order]
+    if not repeats.any(p):
+        return None
+    return check_duplicates(None, p, duplicates, _describer(name, q, d, *vocabularies))
 
 
 class _RepeatFinder:

@@ -29,7 +29,7 @@ import os
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +46,9 @@ from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.sources import Origin, origin_of
 from ir_rarity.scoring import evaluate_campaign, evaluation_frame
+
+if TYPE_CHECKING:
+    from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
 
 __all__ = ["COUNTS_FORMAT", "CountTable", "duckdb_counts_sql"]
 
@@ -236,9 +239,9 @@ class CountTable:
         """Qrels (any accepted shape) encoded against the table's vocabularies."""
         return encode_qrels(as_qrels_frame(qrels, source), self._queries, self._docs, source)
 
-    def evaluate(self, qrels: Any, measures: Any, runs: Any, *, by_query: bool = False, joint: bool = False,
-                 duplicates: Duplicates = "error", ci: float | None = None, progress: bool | None = None
-                 ) -> pd.DataFrame:
+    def evaluate(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike, *, by_query: bool = False,
+                 joint: bool = False, duplicates: Duplicates = "error", ci: float | None = None,
+                 progress: bool | None = None) -> pd.DataFrame:
         """Evaluate runs against the table by the evaluation rule: :func:`ir_rarity.evaluate` with ``pool=self``.
 
         The arguments are those of :meth:`Pool.evaluate <ir_rarity.Pool.evaluate>`, in the same order; ``runs``
@@ -251,7 +254,7 @@ class CountTable:
         return evaluation_frame(self.evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates,
                                                 progress=progress), by_query=by_query, ci=ci)
 
-    def evaluation(self, qrels: Any, measures: Any, runs: Any, *, joint: bool = False,
+    def evaluation(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike, *, joint: bool = False,
                    duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
         """The :class:`~ir_rarity.Evaluation` of ``runs`` against the table (see :meth:`evaluate`)."""
         if runs is None:

@@ -189,22 +189,7 @@ class DocEncoder:
         mapped = self._worker.submit(touch_pages, doc, pair, *arrays)  # the workers are idle from here
         kind = pa.large_string()  # 64-bit offsets: the union of the dictionaries may pass 2 GiB of docnos
         ids = [str(q) for q in queries]
-        unions: list[Any] = []
-        maps: list[list[np.ndarray | None]] = []  # per query, per part: the part's codes in the query's union
-        for qid in ids:
-            parts = by_query.get(qid, [])
-            if self._keyed is not None or len(parts) <= 1:  # keys: one batch, so one part a query
-                empty = np.zeros(0, dtype=np.uint64) if self._keyed is not None else pa.array([], type=kind)
-                union: Any = parts[0].dictionary if parts else empty
-                if self._keyed is None and union.type != kind:  # 32-bit offsets (pa.string) as given
-                    union = union.cast(kind)
-                unions.append(union)
-                maps.append([None] * len(parts))
-                continue
-            dictionaries = [p.dictionary if p.dictionary.type == kind else p.dictionary.cast(kind) for p in parts]
-            union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
-            unions.append(union.chunk(union.num_chunks - 1).dictionary)
-            maps.append([c.indices.to_numpy(zero_copy_only=False) for c in union.chunks])
+        unions, maps = _query_unions(by_query, ids, keyed=self._keyed is not None)
         sizes = np.array([len(u) for u in unions], dtype=np.int64)
         if self._keyed is not None:
             docs, entry_doc = _distinct_keys(np.concatenate(unions), *self._keyed)
@@ -228,6 +213,35 @@ class DocEncoder:
                     at += rows
         vocabulary = pd.Index(docs.to_pandas()) if len(docs) else pd.Index(pa.array([], type=kind).to_pandas())
         return EncodedDocs(docs=vocabulary, doc=doc, pair=pair, unique_keys=unique_keys)
+
+
+def _query_unions(by_query: dict[str, list[_Part]], ids: list[str], keyed: bool
+                  ) -> tuple[list[Any], list[list[np.ndarray | None]]]:
+    """Each query's union of its parts' dictionaries, and per part the part's codes in that union.
+
+    A query of one part (always so for integer keys: they come in one batch) keeps its dictionary as it is, and
+    its part's codes need no map (None).
+    """
+    import pyarrow as pa  # pyarrow is loaded with the run readers already; deferred to keep this module light
+
+    kind = pa.large_string()  # 64-bit offsets: the union of the dictionaries may pass 2 GiB of docnos
+    unions: list[Any] = []
+    maps: list[list[np.ndarray | None]] = []
+    for qid in ids:
+        parts = by_query.get(qid, [])
+        if keyed or len(parts) <= 1:
+            empty = np.zeros(0, dtype=np.uint64) if keyed else pa.array([], type=kind)
+            union: Any = parts[0].dictionary if parts else empty
+            if not keyed and union.type != kind:  # 32-bit offsets (pa.string) as given
+                union = union.cast(kind)
+            unions.append(union)
+            maps.append([None] * len(parts))
+            continue
+        dictionaries = [p.dictionary if p.dictionary.type == kind else p.dictionary.cast(kind) for p in parts]
+        union = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
+        unions.append(union.chunk(union.num_chunks - 1).dictionary)
+        maps.append([c.indices.to_numpy(zero_copy_only=False) for c in union.chunks])
+    return unions, maps
 
 
 _Block = tuple[int, int, int, Any]  # (run number, first row, rows, what the job reads of them)

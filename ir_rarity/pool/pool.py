@@ -9,7 +9,7 @@ engine's :class:`~ir_rarity.engine.contract.MemberCampaign` contract.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,9 @@ from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_files, orig
 from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
 from ir_rarity.scoring import evaluate_campaign, evaluation_frame
+
+if TYPE_CHECKING:
+    from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
 
 __all__ = ["Pool"]
 
@@ -422,9 +425,9 @@ class Pool:
         return blocks
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, qrels: Any, measures: Any, runs: Any = None, *, by_query: bool = False, joint: bool = False,
-                 duplicates: Duplicates = "error", ci: float | None = None, progress: bool | None = None
-                 ) -> pd.DataFrame:
+    def evaluate(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike | None = None, *,
+                 by_query: bool = False, joint: bool = False, duplicates: Duplicates = "error",
+                 ci: float | None = None, progress: bool | None = None) -> pd.DataFrame:
         """Evaluate the pool's runs, or other runs against the pool: :func:`ir_rarity.evaluate` with ``pool=self``.
 
         Rarity measures and trec_eval's standard measures (``P@10``, ``AP``, ``nDCG@10``..., see
@@ -457,7 +460,7 @@ class Pool:
         result = self.evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
         return evaluation_frame(result, by_query=by_query, ci=ci)
 
-    def evaluation(self, qrels: Any, measures: Any, runs: Any = None, *, joint: bool = False,
+    def evaluation(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike | None = None, *, joint: bool = False,
                    duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
         """The :class:`~ir_rarity.Evaluation` behind :meth:`evaluate`: per-query values as matrices, and more."""
         return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)

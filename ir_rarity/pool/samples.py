@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+from ir_measures import Measure
 
 from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.compute import compute
@@ -61,7 +62,7 @@ class SubsetScorer:
         self.pair = pair.reshape(-1)
         self._relevant_rows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def scores(self, measure: Any, picked: Sequence[int] | np.ndarray) -> np.ndarray:
+    def scores(self, measure: Measure, picked: Sequence[int] | np.ndarray) -> np.ndarray:
         """Per-query values ``(len(picked), n_queries)`` of the runs ``picked`` (pool positions), pooled alone.
 
         Raises:
@@ -74,7 +75,7 @@ class SubsetScorer:
             return compute(measure, self.pool.subset(names).member_rows(self.qrels))
         return compute(measure, self._rows(measure, picked))
 
-    def _rows(self, measure: Any, picked: np.ndarray) -> Rows:
+    def _rows(self, measure: Measure, picked: np.ndarray) -> Rows:
         full, n = self.full, len(picked)
         sample = _rows_of(self.start, self.end, picked)
         sample_run = np.repeat(np.arange(n), self.end[picked] - self.start[picked])

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from ir_measures import Measure
 
 from ir_rarity.errors import MemberNotice
 from ir_rarity.io.frames import as_qrels_frame
@@ -31,7 +32,7 @@ from ir_rarity.pool.pool import Pool
 __all__ = ["incomplete_judgments", "judged_only"]
 
 
-def judged_only(measure: Any) -> Any | None:
+def judged_only(measure: Measure) -> Any | None:
     """The ``judged_only=True`` version of ``measure``, or None when it has no such parameter."""
     measure = parse_measure(measure)
     if "judged_only" not in getattr(measure, "SUPPORTED_PARAMS", {}):

@@ -143,22 +143,18 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     measures = _parse_measures(args.measures, args.depth)
     from ir_rarity.compare.cli import eval_table, wants_table
 
-    published = wants_table(args)  # significance, intervals or composition asked: the campaign table
+    wants_table(args)  # refuses options that need another one
     with _notices():
         result = _evaluation(args, measures)
-        table = ranked_table(result.table(), measures[0])
-        text = eval_table(args, result, list(table.index)) if published else None
-    caption = f"Computed against the {result.describe()}."
+        order = list(ranked_table(result.table(), measures[0]).index)
+        # one renderer for every table of eval: means, with comparisons, intervals or composition when asked
+        text = None if args.per_query else eval_table(args, result, order)
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
-    if text is None and args.per_query:
+    if text is None:
         long = result.long()
         rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
         text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False,
-                      caption=caption)
-    elif text is None:
-        rows = [(name, *(float(v) for v in values)) for name, values in zip(table.index, table.to_numpy(),
-                                                                             strict=True)]
-        text = render(["run", *table.columns], rows, args.format, args.places, caption=caption)
+                      caption=f"Computed against the {result.describe()}.")
     _emit(text, args.output)
     return 0
 

@@ -7,6 +7,10 @@ type that fits (``ValueError``, ``LookupError``) so that existing ``except Value
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 __all__ = [
     "DegeneratePoolWarning",
     "DuplicateDocumentError",
@@ -18,6 +22,7 @@ __all__ = [
     "RarityError",
     "RarityWarning",
     "TeamNotice",
+    "warn",
 ]
 
 
@@ -77,3 +82,18 @@ class TeamNotice(Notice):
 
 class MemberNotice(Notice):
     """An evaluated run was recognised, by content, as a member of the campaign and scored as that member."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Issue a warning attributed to the first caller outside ir_rarity (the user's line, not the package's).
+
+    Python < 3.12 has no ``skip_file_prefixes``: the stack level is counted here, from the frames of this package.
+    """
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+        level += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level)

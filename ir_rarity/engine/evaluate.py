@@ -17,7 +17,6 @@ meta-evaluation and pooling analyses.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -34,7 +33,7 @@ from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
 from ir_rarity.engine.standard import compute_standard, covers
-from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError
+from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError, warn
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.progress import progress as bar
 
@@ -241,12 +240,12 @@ def _compute_blocks(engine: Sequence[Any], standard_in_engine: Sequence[Any], bl
     return {m: p[0] if len(p) == 1 else np.vstack(p) for m, p in parts.items()}
 
 
-def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:  # stacklevel 4: past the page wrapper
+def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
     pooled = [str(m) for m in engine if getattr(m, "NEEDS_POOL", True)]
     if pooled and campaign.info().num_systems == 1:
-        warnings.warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
+        warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
                       "common ones (every document a member retrieved has S_d = S); score the run against a "
-                      "campaign of several systems", DegeneratePoolWarning, stacklevel=4)
+                      "campaign of several systems", DegeneratePoolWarning)
 
 
 def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:
@@ -272,8 +271,8 @@ def _report_members(names: list[str], membership: Mapping[int | None, list[str |
             continue
         alone = [d for d, m in found.items() if m is None]
         also = f"; at depth {at(alone)} it differs and is scored as a newcomer" if alone else ""
-        warnings.warn(f"run {name!r} has the ranked lists of campaign run {member!r} to depth {at(matched)}: "
-                      f"scored as that member there{also}", MemberNotice, stacklevel=4)
+        warn(f"run {name!r} has the ranked lists of campaign run {member!r} to depth {at(matched)}: "
+                      f"scored as that member there{also}", MemberNotice)
     return members
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,7 +39,7 @@ from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates, RankedRuns
-from ir_rarity.errors import InputError, ParameterError, RarityWarning
+from ir_rarity.errors import InputError, ParameterError, RarityWarning, warn
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.pool.context import pop_pool, push_pool
@@ -216,9 +215,9 @@ class CountTable:
         if self.assume_members is not None or not self.members:
             if self.assume_members is None and not self._warned:
                 self._warned = True
-                warnings.warn("this count table carries no member fingerprints, so runs cannot be recognised by "
+                warn("this count table carries no member fingerprints, so runs cannot be recognised by "
                               "content: every evaluated run is taken to be one of its counted systems (pass "
-                              "assume_members=False to score them as newcomers)", RarityWarning, stacklevel=2)
+                              "assume_members=False to score them as newcomers)", RarityWarning)
             member = self.assume_members is not False
             return [ASSUMED_MEMBER if member else None for _ in runs.names]
         by_print = {v: k for k, v in self.members.items()}

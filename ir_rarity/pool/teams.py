@@ -8,12 +8,11 @@ look common). A run the team file does not list counts as a team of its own (:fu
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ir_rarity.errors import InputError, TeamNotice
+from ir_rarity.errors import InputError, TeamNotice, warn
 from ir_rarity.io.csvfile import read_csv_columns
 
 __all__ = ["assign_teams", "read_teams", "teams_file"]
@@ -79,6 +78,6 @@ def assign_teams(names: Sequence[str], teams: Mapping[str, str]) -> list[str]:
     missing = [n for n in names if n not in teams]
     if missing:
         shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
-        warnings.warn(f"{len(missing)} run(s) not in the team file count as a team of their own each: {shown}",
-                      TeamNotice, stacklevel=3)
+        warn(f"{len(missing)} run(s) not in the team file count as a team of their own each: {shown}",
+                      TeamNotice)
     return [str(teams[n]) if n in teams else str(n) for n in names]

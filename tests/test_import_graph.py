@@ -67,7 +67,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.pool"): LAZY,
     # heavy dependencies, for the path that needs them
     ("ir_rarity.scoring", "ir_rarity.compare.intervals"): LAZY_SCIPY,
-    ("ir_rarity.integrations.pyterrier", "ir_rarity.compare.intervals"): LAZY_SCIPY,
+    ("ir_rarity.integrations.experiment._rendering", "ir_rarity.compare.intervals"): LAZY_SCIPY,
     ("ir_rarity.integrations.pyterrier", "ir_rarity.io.datasets"): LAZY_DATASETS,
     ("ir_rarity.io.frames", "ir_rarity.io.datasets"): LAZY_DATASETS,
 }

@@ -1,0 +1,190 @@
+"""Rendering for :func:`ir_rarity.Experiment`: what ``pt.Experiment`` returns, from the scores.
+
+:func:`_render` builds the table of means with its baseline blocks (:func:`_render_table`, rounded as Python's
+:func:`round`), confidence intervals (``ci``), the per-query frame, ``pt.Experiment``'s dicts
+(``dataframe=False``), the highlighted Styler, and the ``aggregated.csv``/``perquery.csv`` summaries of
+``save_dir``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.aggregate import skips_undefined
+from ir_rarity.integrations.experiment._inputs import _Options
+from ir_rarity.integrations.experiment._scoring import _Block, _correct, _means, _Scores, _significance
+from ir_rarity.measures.parse import higher_is_better
+
+
+# ---------------------------------------------------------------------------------------------------- rendering
+def _rounded(column: str, value: float, digits: int | dict[str, int] | None) -> float:
+    """``pt.Experiment``'s rounding: Python's :func:`round` of the value (correctly rounded, unlike numpy's)."""
+    if isinstance(digits, int):
+        return builtins.round(value, digits)
+    if isinstance(digits, dict) and column in digits:
+        return builtins.round(value, digits[column])
+    return value
+
+
+def _render_table(scores: _Scores, means: np.ndarray, options: _Options, blocks: list[_Block], mrt: bool
+                  ) -> pd.DataFrame:
+    """The table of means (one row per system), with ``mrt`` and the baseline blocks, as ``pt.Experiment``'s."""
+    columns = scores.measures.columns
+    head = ["name", *columns] + (["mrt"] if mrt else [])
+    for block in blocks:
+        head += [block.column(c, what) for c in columns for what in ("+", "-", "p-value")]
+    rows = []
+    for s, name in enumerate(scores.names):
+        row: list[Any] = [name] + [_rounded(c, float(means[s, k]), options.round) for k, c in enumerate(columns)]
+        if mrt:
+            row.append(_rounded("mrt", float(scores.mrt[s]), options.round))
+        for block in blocks:
+            row += block.rows[s]
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=head)
+    if blocks and options.correction is not None:
+        _correct(table, blocks, columns, options)
+    return table
+
+
+class _Column:
+    """A measure under its column name, for :func:`ir_rarity.compare.intervals.add_intervals`."""
+
+    def __init__(self, column: str, measure: ir_measures.Measure) -> None:
+        self.column = column
+        self.SKIPS_UNDEFINED = skips_undefined(measure)
+
+    def __str__(self) -> str:
+        return self.column
+
+
+def _with_intervals(table: pd.DataFrame, scores: _Scores, level: float) -> pd.DataFrame:
+    from ir_rarity.compare.intervals import add_intervals
+
+    named = [_Column(c, m) for c, m in zip(scores.measures.columns, scores.measures.measures, strict=True)]
+    values = {n: scores.values[k, :, :scores.n_qrels] for k, n in enumerate(named)}
+    return add_intervals(table, values, named, level)
+
+
+def _perquery_frame(scores: _Scores, digits: int | dict[str, int] | None) -> pd.DataFrame:
+    """``name, qid, measure, value``: pt.Experiment's rows (system, its queries, their measures), sorted alike."""
+    n_systems, n_queries = scores.order.shape
+    n_measures = len(scores.measures.columns)
+    status = np.take_along_axis(scores.status, scores.order, axis=1)
+    measure = scores.measures.sequences[status].reshape(-1)  # (system, query, measure) flattened
+    query = np.repeat(scores.order.reshape(-1), n_measures)
+    system = np.repeat(np.arange(n_systems), n_queries * n_measures)
+    value = scores.values[measure, system, query]
+    columns = np.array(scores.measures.columns, dtype=object)
+    if digits is not None:
+        value = np.array([_rounded(c, v, digits) for c, v in zip(columns[measure].tolist(), value.tolist(),
+                                                                  strict=True)], dtype=np.float64)
+    frame = pd.DataFrame({"name": np.array(scores.names, dtype=object)[system], "qid": scores.qids[query],
+                          "measure": columns[measure], "value": value}).sort_values(["name", "qid"])
+    if isinstance(digits, int):
+        frame["value"] = frame["value"].round(digits)
+    return frame
+
+
+def _perquery_dict(scores: _Scores) -> dict[int, dict[str, dict[str, float]]]:
+    """``pt.Experiment``'s per-query dict: system index -> qid -> measure -> value."""
+    out: dict[int, dict[str, dict[str, float]]] = {}
+    columns = scores.measures.columns
+    for s in range(len(scores.names)):
+        out[s] = {}
+        for q in scores.order[s].tolist():
+            sequence = scores.measures.sequences[scores.status[s, q]].tolist()
+            out[s][str(scores.qids[q])] = {columns[k]: float(scores.values[k, s, q]) for k in sequence}
+    return out
+
+
+def _averages_dict(scores: _Scores, means: np.ndarray, mrt: bool) -> dict[str, dict[str, float]]:
+    """``pt.Experiment``'s ``dataframe=False`` means: name -> measure -> mean (unrounded, as pt gives them)."""
+    out = {}
+    for s, name in enumerate(scores.names):
+        row = {c: float(means[s, k]) for k, c in enumerate(scores.measures.columns)}
+        if mrt:
+            row["mrt"] = float(scores.mrt[s])
+        out[name] = row
+    return out
+
+
+def _styled(table: pd.DataFrame, scores: _Scores, blocks: list[_Block], how: str) -> Any:
+    """``pt.Experiment``'s highlight: the best value of each measure and count column (lowest where lower is better)."""
+    best: dict[str, str] = {c: "+" if higher_is_better(m) else "-"
+                            for c, m in zip(scores.measures.columns, scores.measures.measures, strict=True)}
+    best["mrt"] = "-"
+    for block in blocks:
+        for c in scores.measures.columns:
+            best[block.column(c, "+")], best[block.column(c, "-")] = "+", "-"
+    return table.style.apply(_mark, axis=0, best=best, how=how)
+
+
+def _mark(data: pd.Series, best: Mapping[str, str], how: str) -> list[str]:
+    if data.name not in best:
+        return [""] * len(data)
+    tie, last = ("font-weight: bold",) * 2 if how == "bold" else (
+        "background-color: antiquewhite", "background-color: lightgreen")
+    target = data.max() if best[str(data.name)] == "+" else data.min()
+    values = data.tolist()
+    marks = [tie if v == target else "" for v in values]
+    if target in values:
+        marks[len(values) - values[::-1].index(target) - 1] = last
+    return marks
+
+
+def _save_summaries(save_dir: str, table: pd.DataFrame, per_query: pd.DataFrame, names: Sequence[str]) -> None:
+    """``aggregated.csv`` and ``perquery.csv`` in ``save_dir``, keeping other systems' rows, as ``pt.Experiment``."""
+    for frame, file in ((table, "aggregated.csv"), (per_query, "perquery.csv")):
+        path = os.path.join(save_dir, file)
+        if os.path.exists(path):
+            old = pd.read_csv(path)
+            if file == "aggregated.csv" and set(old.columns) != set(frame.columns):
+                warnings.warn(f"Evaluation measures differ between the existing '{path}' (columns: "
+                              f"{', '.join(sorted(old.columns))}) and the current run (columns: "
+                              f"{', '.join(sorted(frame.columns))}). Missing values will be filled with NaN.",
+                              stacklevel=4)
+            old = old[~old["name"].isin(set(names))]
+            if not old.empty:
+                frame = pd.concat([frame, old], ignore_index=True)
+        frame.to_csv(path, index=False)
+
+
+def _pair(averages: Any, per_query: Any) -> Any:
+    try:
+        from pyterrier._evaluation._rendering import EvaluationDataTuple
+    except ImportError:  # another PyTerrier: a plain pair
+        return averages, per_query
+    return EvaluationDataTuple(averages, per_query)
+
+
+def _render(scores: _Scores, options: _Options, perquery: bool | str, dataframe: bool, highlight: str | None,
+            ci: float | None, save_dir: str | None) -> Any:
+    """What ``pt.Experiment`` returns for ``perquery``, ``dataframe`` and ``highlight`` (and ``save_dir``'s files)."""
+    means = _means(scores)
+    blocks = _significance(scores, options) if options.baselines else []
+    table = _render_table(scores, means, options, blocks, scores.measures.mrt)
+    if ci is not None:
+        table = _with_intervals(table, scores, ci)
+    per_query = _perquery_frame(scores, options.round) if save_dir is not None or (perquery and dataframe) else None
+    if save_dir is not None and per_query is not None:
+        _save_summaries(save_dir, table, per_query, scores.names)
+    mrt = scores.measures.mrt and perquery is False  # as pt.Experiment: perquery="both" gives means without mrt
+    if mrt != scores.measures.mrt:
+        table = table.drop(columns="mrt")
+    if not dataframe:
+        averages: Any = _averages_dict(scores, means, mrt)
+    else:
+        averages = _styled(table, scores, blocks, highlight) if highlight in ("bold", "color", "colour") else table
+    if perquery is False:
+        return averages
+    detail = per_query if dataframe else _perquery_dict(scores)
+    return detail if perquery is True else (_pair(averages, detail) if dataframe else (averages, detail))

@@ -1,0 +1,202 @@
+"""Scoring for :func:`ir_rarity.Experiment`: one :func:`ir_rarity.evaluate` call, then ``pt.Experiment``'s numbers.
+
+:func:`_score` evaluates every run at once into per-query matrices (:class:`_Scores`) and records the order
+``pt.Experiment`` meets each system's queries in; :func:`_means` averages in that order, :func:`_significance`
+counts better and worse queries and tests each system against each baseline (:class:`_Block`), and
+:func:`_correct` adds the multiple-testing corrections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.aggregate import aggregate, skips_undefined
+from ir_rarity.errors import InputError
+from ir_rarity.evaluation import evaluate
+from ir_rarity.integrations.experiment._execution import _Run
+from ir_rarity.integrations.experiment._inputs import (
+    BACKFILLED,
+    NOT_RETRIEVED,
+    RETRIEVED,
+    _is_ours,
+    _Measures,
+    _Options,
+)
+from ir_rarity.measures.parse import higher_is_better
+
+NOT_AVERAGED = frozenset({"num_q", "num_rel", "num_ret", "num_rel_ret", "NumQ", "NumRel", "NumRet", "NumRelRet"})
+"""Columns ``pt.Experiment`` sums over queries instead of averaging."""
+
+
+# ---------------------------------------------------------------------------------------------------- scoring
+@dataclass
+class _Scores:
+    """Per-query values of every system (from one :func:`ir_rarity.evaluate` call) and how pt.Experiment orders them.
+
+    ``values[k, s, q]``: measure ``k``, system ``s``, query ``qids[q]`` (the qrels' queries, sorted, then topics
+    without qrels, NaN). ``order[s]``: system ``s``'s queries in the order ``pt.Experiment`` meets them (the order
+    its sums and tests add them up in); ``status[s, q]``: RETRIEVED, NOT_RETRIEVED or BACKFILLED.
+    """
+
+    names: list[str]
+    measures: _Measures
+    qids: np.ndarray
+    n_qrels: int
+    values: np.ndarray
+    order: np.ndarray
+    status: np.ndarray
+    mrt: np.ndarray
+
+
+def _score(runs: list[_Run], names: list[str], qrels: pd.DataFrame, measures: _Measures, backfill: list[str],
+           evaluate_options: dict[str, Any]) -> _Scores:
+    evaluation = evaluate(dict(zip(names, (r.frame for r in runs), strict=True)), qrels, measures.measures,
+                          **evaluate_options)
+    if list(evaluation.names) != names:
+        evaluation = evaluation.select(names)
+    qrels_qids = [str(q) for q in evaluation.query_ids]
+    if not qrels_qids:
+        raise InputError("No measures received - perhaps qrels and topics had no results in common")
+    qids = np.array(qrels_qids + backfill, dtype=object)
+    values = np.full((len(measures.measures), len(names), len(qids)), np.nan)
+    for k, measure in enumerate(measures.measures):
+        values[k, :, :len(qrels_qids)] = evaluation.values[evaluation.measure(measure)]
+    ordered = any(not _is_ours(m) for m in measures.measures)
+    order, status = _query_orders(runs, qrels_qids, backfill, ordered)
+    mrt = np.array([r.ms / len(qrels_qids) for r in runs], dtype=np.float64)
+    return _Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt)
+
+
+def _query_orders(runs: list[_Run], qrels_qids: list[str], backfill: list[str], ordered: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Each system's queries in the order ``pt.Experiment`` meets them, and what each query is for the system.
+
+    With only ir_rarity's measures, every query comes in the qrels' (sorted) order, as its provider yields them.
+    """
+    position = {q: i for i, q in enumerate(qrels_qids)}
+    extra = {q: len(qrels_qids) + j for j, q in enumerate(backfill)}
+    status = np.full((len(runs), len(qrels_qids) + len(backfill)), NOT_RETRIEVED, dtype=np.int8)
+    status[:, len(qrels_qids):] = BACKFILLED
+    order = np.empty(status.shape, dtype=np.int64)
+    for s, run in enumerate(runs):
+        sequence = _order_of(run, position, extra, status[s])
+        order[s] = sequence if ordered else np.arange(status.shape[1])
+    return order, status
+
+
+def _order_of(run: _Run, position: Mapping[str, int], extra: Mapping[str, int], status: np.ndarray) -> list[int]:
+    """One system's queries in ``pt.Experiment``'s order; marks the ones it retrieved in ``status``.
+
+    ir_measures yields the queries of a run in the order they appear in it, then the qrels' queries the run lacks
+    (sorted); ``pt.Experiment`` adds topics without qrels after them, batch by batch, and last the qrels' queries
+    no batch asked for.
+    """
+    placed = np.zeros(len(status), dtype=bool)
+    sequence: list[int] = []
+
+    def place(items: list[int]) -> None:
+        placed[items] = True
+        sequence.extend(items)
+
+    for retrieved, batch in run.segments:
+        asked = range(len(position)) if batch is None else {position[q] for q in batch if q in position}
+        found = [i for i in dict.fromkeys(position.get(q, -1) for q in retrieved) if i in asked and not placed[i]]
+        status[found] = RETRIEVED
+        place(found)
+        place(sorted(i for i in asked if not placed[i]))
+        if batch is not None:
+            in_batch = set(batch)
+            place([i for q, i in extra.items() if q in in_batch and not placed[i]])
+    place(np.flatnonzero(~placed[:len(position)]).tolist())
+    place([i for i in extra.values() if not placed[i]])
+    return sequence
+
+
+# ---------------------------------------------------------------------------------------------------- computing
+def _means(scores: _Scores) -> np.ndarray:
+    """``(n_systems, n_measures)`` means, as ``pt.Experiment`` computes them.
+
+    A measure ir_measures computes is added up query after query in the order pt.Experiment meets the queries
+    and divided by the number of queries (summed, for the counts of :data:`NOT_AVERAGED`); ir_rarity's measures are
+    averaged by their own aggregator (skipping undefined queries, e.g. ASL), as :func:`ir_rarity.evaluate`'s table.
+    """
+    out = np.empty((len(scores.names), len(scores.measures.measures)))
+    for k, (measure, column) in enumerate(zip(scores.measures.measures, scores.measures.columns, strict=True)):
+        if _is_ours(measure):
+            out[:, k] = aggregate(measure, scores.values[k])
+            continue
+        ordered = np.take_along_axis(scores.values[k], scores.order, axis=1)
+        total = np.add.accumulate(ordered, axis=1)[:, -1]
+        out[:, k] = total if column in NOT_AVERAGED else total / ordered.shape[1]
+    return out
+
+
+@dataclass
+class _Block:
+    """One baseline's columns (``"<m> +"``, ``"<m> -"``, ``"<m> p-value"`` per measure) and each system's values."""
+
+    baseline: int
+    suffix: str
+    rows: list[list[Any]]
+
+    def column(self, column: str, what: str) -> str:
+        return f"{column} {what}{self.suffix}"
+
+
+def _significance(scores: _Scores, options: _Options) -> list[_Block]:
+    """Per baseline: for each system and measure, queries better, worse, and the test's p-value against it.
+
+    As ``pt.Experiment``: paired over the baseline's queries in its order, ``options.test(system, baseline)[1]``.
+    For lower-is-better measures "+" counts the queries where the system is lower (better). Measures that skip
+    undefined queries are tested on the queries defined for both.
+    """
+    blocks = []
+    for b in options.baselines:
+        suffix = f"({scores.names[b]})" if options.suffixed else ""
+        rows: list[list[Any]] = [[] for _ in scores.names]
+        for k, measure in enumerate(scores.measures.measures):
+            base = scores.values[k, b, scores.order[b]]
+            for s in range(len(scores.names)):
+                rows[s] += [None] * 3 if s == b else _compare(scores.values[k, s, scores.order[b]], base, measure,
+                                                              options.test)
+        blocks.append(_Block(b, suffix, rows))
+    return blocks
+
+
+def _compare(system: np.ndarray, base: np.ndarray, measure: ir_measures.Measure, test: Callable[..., Any]
+             ) -> list[Any]:
+    if skips_undefined(measure):
+        keep = ~(np.isnan(system) | np.isnan(base))
+        system, base = system[keep], base[keep]
+    better, worse = int((system > base).sum()), int((system < base).sum())
+    if not higher_is_better(measure):
+        better, worse = worse, better
+    return [better, worse, test(system, base)[1]]
+
+
+def _correct(table: pd.DataFrame, blocks: list[_Block], columns: list[str], options: _Options) -> None:
+    """Add ``"<m> reject"`` and ``"<m> p-value corrected"`` after each p-value column, in place.
+
+    The correction runs once per measure, over the p-values of every baseline's block together (each without
+    its baseline's row), by :func:`statsmodels.stats.multitest.multipletests`; with one baseline, as ``pt.Experiment``.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    for column in columns:
+        parts = [table[block.column(column, "p-value")].drop(table.index[block.baseline]).to_numpy(np.float64)
+                 for block in blocks]
+        reject, corrected, _, _ = multipletests(np.concatenate(parts), alpha=options.alpha, method=options.correction)
+        start = 0
+        for block, part in zip(blocks, parts, strict=True):
+            stop = start + len(part)
+            at = int(table.columns.get_loc(block.column(column, "p-value")))  # type: ignore[arg-type]
+            table.insert(at + 1, block.column(column, "reject"), np.insert(reject[start:stop], block.baseline, False))
+            table.insert(at + 2, block.column(column, "p-value corrected"),
+                         np.insert(corrected[start:stop], block.baseline, np.nan))
+            start = stop

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from small_files import QRELS as SMALL_QRELS
+from small_files import RUN as SMALL_RUN
 
 import ir_rarity
 from ir_rarity import Pool, covid_round1
@@ -57,3 +59,30 @@ def covid_pool() -> Pool:
 @pytest.fixture(scope="session")
 def covid_qrels() -> pd.DataFrame:
     return ir_rarity.read_trec_qrels(covid_round1.qrels)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """A small qrels file and run (``small_files``); a test module may define its own ``files``."""
+    out = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
+    out["qrels"].write_text(SMALL_QRELS)
+    out["run"].write_text(SMALL_RUN)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------
+# Hand-computed fixture: 3 runs x 4 queries
+#   A = [.9 .7 .8 .6]  mean .75   within-run SS .05
+#   B = [.5 .6 .4 .3]  mean .45   within-run SS .05
+#   C = [.2 .3 .1 .4]  mean .25   within-run SS .05
+# ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small() -> pd.DataFrame:
+    """Per-query scores of 3 runs x 4 queries, computed by hand in the meta-evaluation and statistics tests."""
+    return pd.DataFrame(
+        [[0.9, 0.7, 0.8, 0.6], [0.5, 0.6, 0.4, 0.3], [0.2, 0.3, 0.1, 0.4]],
+        index=["A", "B", "C"],
+        columns=["q1", "q2", "q3", "q4"],
+    )

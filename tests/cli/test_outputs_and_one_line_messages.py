@@ -11,19 +11,9 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import assert_cli_error, run_cli
+from small_files import RUN
 
 from ir_rarity import InputError, ParameterError, Pool, RarityError, read_trec_qrels
-
-QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
-RUN = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d1 1 1.0 A\n"
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    out = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
-    out["qrels"].write_text(QRELS)
-    out["run"].write_text(RUN)
-    return out
 
 
 # ------------------------------------------------------------------------------ outputs never overwrite inputs

@@ -19,21 +19,10 @@ import pytest
 from cli_helpers import BIN, assert_cli_error, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from small_files import QRELS, RUN
 
 import ir_rarity
 from ir_rarity import CountTable, InputError, Pool, read_trec_qrels, read_trec_run
-
-QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
-RUN = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d1 1 1.0 A\n"
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    out = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
-    out["qrels"].write_text(QRELS)
-    out["run"].write_text(RUN)
-    return out
-
 
 # ------------------------------------------------------------------------------ missing ids in frames
 MISSING = [None, np.nan, pd.NA, pd.NaT]

@@ -8,20 +8,10 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from score_tables import random_scores
 
 from ir_rarity.errors import ParameterError
 from ir_rarity.meta import StabilityResult, stability
-
-
-def random_scores(n_runs: int, n_queries: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    # Run-specific effectiveness plus query difficulty, so that some pairs differ and some do not.
-    quality = rng.uniform(0.1, 0.6, size=(n_runs, 1))
-    difficulty = rng.uniform(-0.2, 0.2, size=(1, n_queries))
-    values = np.clip(quality + difficulty + rng.normal(0, 0.15, size=(n_runs, n_queries)), 0, 1)
-    return pd.DataFrame(
-        values, index=[f"run{i:03d}" for i in range(n_runs)], columns=[f"q{j}" for j in range(n_queries)]
-    )
 
 
 def test_stability_all_topics_hand(small: pd.DataFrame) -> None:

@@ -14,17 +14,6 @@ from cli_helpers import assert_cli_error, run_cli
 
 from ir_rarity import CountTable, InputError, ParameterError, Pool
 
-QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
-RUN = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d1 1 1.0 A\n"
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    out = {"qrels": tmp_path / "qrels", "run": tmp_path / "run"}
-    out["qrels"].write_text(QRELS)
-    out["run"].write_text(RUN)
-    return out
-
 
 def test_a_saved_pool_declaring_a_huge_array_is_refused_before_allocation(tmp_path: Path,
                                                                          files: dict[str, Path]) -> None:

@@ -13,16 +13,7 @@ import scipy.stats as sps
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.stats import kendall_tau, kendall_tau_b, tau_ap
 
-# Hand-computed fixture: 3 runs x 4 queries, means A .75, B .45, C .25.
-
-
-@pytest.fixture
-def small() -> pd.DataFrame:
-    return pd.DataFrame(
-        [[0.9, 0.7, 0.8, 0.6], [0.5, 0.6, 0.4, 0.3], [0.2, 0.3, 0.1, 0.4]],
-        index=["A", "B", "C"],
-        columns=["q1", "q2", "q3", "q4"],
-    )
+# ``small`` (tests/conftest.py): 3 runs x 4 queries, means A .75, B .45, C .25.
 
 
 # ------------------------------------------------------------------------------------------------------

@@ -98,7 +98,9 @@ class RarityProvider(Provider):
         """True for ir_rarity measures (after checking their parameters)."""
         if not isinstance(measure, RarityMeasure):  # every ir_rarity measure has an engine kernel
             return False
-        measure.validate_params()
+        from ir_rarity.measures.parse import check_params
+
+        check_params(measure)  # strictly: depth=True is not an integer
         return True
 
     def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> RarityEvaluator:

@@ -1,21 +1,112 @@
-"""Measures given as objects or strings in ir_measures syntax, parsed and checked in one place, and their direction."""
+"""Measures given as objects or strings in ir_measures syntax, parsed and checked in one place, and their direction.
+
+Every measure's parameters are checked here, before any provider sees them: ir_measures' own check accepts
+``True`` for an integer and a cutoff of 0, which pytrec_eval turns into a crash of the whole process (``P@0``),
+and turns a wrong type into a bare ``AssertionError``. Here each wrong value is a one-line
+:class:`~ir_rarity.errors.ParameterError` naming the measure, the parameter and the value.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from typing import Any
 
 import ir_measures
+from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["higher_is_better", "parse_measure", "parse_measures"]
+__all__ = ["check_params", "higher_is_better", "parse_measure", "parse_measures"]
+
+_POSITIVE = ("cutoff", "depth")
+"""Integer parameters that must be positive (a rank cutoff, an S_d depth)."""
+_TYPE_NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string", dict: "a mapping"}
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """``repr`` of a value for a message, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # True is not a cutoff
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _type_ok(info: ParamInfo, value: Any) -> bool:
+    """Whether ``value`` has the parameter's type (strictly: a bool is not an int, an int is a float)."""
+    if info.dtype is int:
+        return _is_int(value)
+    if info.dtype is float:
+        return _is_number(value)
+    if info.dtype is bool:
+        return isinstance(value, bool)
+    return info.dtype is None or isinstance(value, info.dtype)
+
+
+def _check_value(name: str, measure_name: str, info: ParamInfo, value: Any) -> None:
+    """One parameter's type, choices and range. Raises :class:`ParameterError`."""
+    where = f"{measure_name}: {name}={_show(value)}"
+    if not _type_ok(info, value):
+        raise ParameterError(f"{where}: expected {_TYPE_NAMES.get(info.dtype, info.dtype)}")
+    if info.choices is not _NOT_PROVIDED and value not in info.choices:
+        raise ParameterError(f"{where}: choose from {', '.join(map(str, info.choices))}")
+    if name in _POSITIVE and value <= 0:
+        raise ParameterError(f"{where}: {name} must be a positive integer")
+    if name == "gains" and not all(_is_int(k) and _is_int(v) for k, v in value.items()):
+        raise ParameterError(f"{where}: gains map integer relevance labels to integer gains (e.g. {{1:1,2:3}}): "
+                             "ir_measures' providers do not support other gains")
+
+
+def check_params(measure: ir_measures.Measure) -> ir_measures.Measure:
+    """Check every parameter of ``measure`` (any ir_measures measure) and return it, integer floats as floats.
+
+    Raises:
+        ParameterError: an unsupported parameter, a missing required one, a value of the wrong type (``True`` is
+            not an integer), not among the choices, a cutoff or depth that is not positive, or gains that are not
+            integers; the message names the measure and the value.
+
+    """
+    name = str(getattr(measure, "NAME", None) or getattr(measure, "__name__", type(measure).__name__))
+    supported = measure.SUPPORTED_PARAMS
+    unknown = sorted(set(measure.params) - set(supported))
+    if unknown:
+        raise ParameterError(f"{name}: unsupported parameter {_show(unknown[0])}; supported: "
+                             f"{', '.join(sorted(supported)) or 'none'}")
+    floats = {}
+    for param, info in supported.items():
+        value = measure.params.get(param, _NOT_PROVIDED)
+        if value is _NOT_PROVIDED:
+            if info.required:
+                at = f" (write {name}@k)" if param == measure.AT_PARAM else f" (e.g. {name}({param}=...))"
+                raise ParameterError(f"{name}: the parameter {param} is required{at}")
+        elif not (value is None and info.default is None):
+            _check_value(param, name, info, value)
+            if info.dtype is float and _is_int(value):
+                floats[param] = float(value)
+    if floats:
+        measure = measure(**floats)
+    if isinstance(measure, RarityMeasure):
+        measure.validate_params()
+    else:
+        try:
+            measure.validate_params()
+        except AssertionError as e:  # a check of ir_measures' not covered above: still one clear line
+            raise ParameterError(f"{name}: {' '.join(str(e).split())}") from None
+    return measure
 
 
 def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
-    """One measure: an ``ir_measures.Measure`` (returned as is) or a string such as ``'P_rare(alpha=0.5)@100'``.
+    """One measure: an ``ir_measures.Measure`` (returned checked) or a string such as ``'P_rare(alpha=0.5)@100'``.
 
-    ir_rarity's measures have their parameters checked here, so a bad value fails before any run is read.
+    Every measure has its parameters checked here (:func:`check_params`), so a bad value fails before any run is
+    read and before any provider (pytrec_eval) sees it.
 
     Raises:
         ParameterError: not a measure or string, an unknown measure, bad syntax or a parameter out of range.
@@ -25,26 +116,28 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
         try:
             parsed = ir_measures.parse_measure(measure)
         except Exception as e:  # ir_measures raises NameError for unknown names, ValueError/SyntaxError for syntax
-            raise ParameterError(f"cannot parse measure {measure!r}: {' '.join(str(e).split())}") from None
+            raise ParameterError(f"cannot parse measure {_show(measure, 60)}: {' '.join(str(e).split())}") from None
     elif isinstance(measure, ir_measures.Measure):
         parsed = measure
     else:
         raise ParameterError(f"expected a measure (an ir_measures.Measure or a string such as 'P_rare@100'), got "
                              f"{type(measure).__name__}")
-    if isinstance(parsed, RarityMeasure):
-        parsed.validate_params()
-    return parsed
+    return check_params(parsed)
 
 
 def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
                    ) -> list[ir_measures.Measure]:
-    """A measure, or an iterable of them, as a list of parsed measures (see :func:`parse_measure`)."""
+    """A measure, or an iterable of them, as a list of parsed measures (see :func:`parse_measure`).
+
+    A measure given twice (``['P@10', 'P@10']``, or equal ones such as ``P_rare@5`` and ``P_rare(alpha=1)@5``) is
+    kept once, where it first appears: a table has one column per measure.
+    """
     if isinstance(measures, (str, ir_measures.Measure)):
         return [parse_measure(measures)]
     if not isinstance(measures, Iterable):
         raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
                              f"{type(measures).__name__}")
-    return [parse_measure(m) for m in measures]
+    return list(dict.fromkeys(parse_measure(m) for m in measures))
 
 
 def higher_is_better(measure: ir_measures.Measure | str) -> bool:

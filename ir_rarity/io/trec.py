@@ -151,7 +151,19 @@ def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.
             raise InputError("field 5 must be a number, not NaN (it has no trec_eval order), found 'nan'", source.name,
                              line)
     frame = table.to_pandas()
+    if kind == "qrels":
+        _refuse_duplicate_judgments(frame, source, line_of)
     return frame[[c[0] for c in columns.values()]]
+
+
+def _refuse_duplicate_judgments(frame: pd.DataFrame, source: Input, line_of: np.ndarray | None) -> None:
+    """Refuse qrels judging a document twice for a query (as trec_eval does), naming the file and the line."""
+    again = np.flatnonzero(frame.duplicated(["query_id", "doc_id"]).to_numpy())
+    if len(again):
+        row = int(again[0])
+        line = int(line_of[row]) if line_of is not None else _line_of_row(source, row)
+        raise InputError(f"query {short(frame['query_id'].iat[row])} judges document {short(frame['doc_id'].iat[row])} "
+                         "twice (trec_eval rejects duplicate qrels too)", source.name, line)
 
 
 def _line_of_row(source: Input, row: int) -> int:

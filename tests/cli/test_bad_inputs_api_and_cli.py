@@ -64,7 +64,7 @@ BAD_QRELS = {
     "fractional label": (b"q1 0 d1 1.5\n", r"bad:1: field 4 must be an integer"),
     "label beyond 64 bits": (b"q1 0 d1 99999999999999999999999\n", r"bad:1: field 4 must be an integer"),
     "empty file": (b"", r"bad: empty qrels file"),
-    "judged twice": (b"q1 0 d1 1\nq1 0 d1 0\n", r"judges document 'd1' twice"),
+    "judged twice": (b"q1 0 d1 1\nq1 0 d1 0\n", r"bad:2: query 'q1' judges document 'd1' twice"),
 }
 
 
@@ -85,9 +85,8 @@ def test_bad_qrels_file_api(tmp_path: Path, files, case: str) -> None:
     data, message = BAD_QRELS[case]
     bad = tmp_path / "bad"
     bad.write_bytes(data)
-    if case != "judged twice":  # the reader keeps rows; the pool refuses them when encoding
-        with pytest.raises(InputError, match=message):
-            read_trec_qrels(bad)
+    with pytest.raises(InputError, match=message):  # the reader names the file and the line
+        read_trec_qrels(bad)
     with pytest.raises(InputError, match=message):
         Pool.from_runs([files["A"], files["B"]]).evaluate(bad, ["P_rare@2", "P@2"])
     assert bad.read_bytes() == data

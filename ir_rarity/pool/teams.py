@@ -14,6 +14,7 @@ from typing import Any
 
 from ir_rarity.errors import InputError, TeamNotice, warn
 from ir_rarity.io.csvfile import read_csv_columns
+from ir_rarity.io.raw import short
 
 __all__ = ["assign_teams", "read_teams", "teams_file"]
 
@@ -56,7 +57,8 @@ def read_teams(teams: Any) -> dict[str, str]:
         The mapping, with run and team names as strings.
 
     Raises:
-        InputError: a missing file, or a CSV without the run or team column.
+        InputError: a missing file, a CSV without the run or team column, a run with an empty team cell, or a
+            run listed with two different teams (the message names the file, the line and the run).
 
     """
     if isinstance(teams, Mapping):
@@ -65,7 +67,28 @@ def read_teams(teams: Any) -> dict[str, str]:
     if not Path(path).is_file():
         raise InputError("no such teams file", path)
     frame = read_csv_columns(path, (run_column, team_column), "teams")
-    return dict(zip(frame[run_column], frame[team_column], strict=True))
+    return _team_map(frame, run_column, team_column, path)
+
+
+def _team_map(frame: Any, run_column: str, team_column: str, path: str) -> dict[str, str]:
+    """``run -> team`` from the rows of a teams file, refusing an empty team and a run given two teams.
+
+    Raises:
+        InputError: naming the file, the line and the run.
+
+    """
+    teams: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for line, run, team in zip(frame.index, frame[run_column], frame[team_column], strict=True):
+        if not team.strip():
+            raise InputError(f"run {short(run)} has an empty {short(team_column, 20)} cell: every run listed needs "
+                             "its team (leave the run out to count it as a team of its own)", path, int(line))
+        if run in teams and teams[run] != team:
+            raise InputError(f"run {short(run)} is listed with a second team, {short(team)}: line "
+                             f"{first_line[run]} gives {short(teams[run])}", path, int(line))
+        teams.setdefault(run, team)
+        first_line.setdefault(run, int(line))
+    return teams
 
 
 def assign_teams(names: Sequence[str], teams: Mapping[str, str]) -> list[str]:

@@ -73,9 +73,12 @@ class Input:
         return self.path if self.path is not None else pa.BufferReader(pa.py_buffer(self.data or b""))
 
     def text_lines(self) -> Iterator[str]:
-        """The lines as text (for locating an error; the parsers do not loop over lines)."""
+        """The lines as text, split at LF only as trec_eval 10.0 splits them, a leading byte order mark dropped.
+
+        For locating an error; the parsers do not loop over lines.
+        """
         raw = self.path.read_bytes() if self.path is not None else (self.data or b"")
-        yield from raw.decode("utf-8").splitlines()
+        yield from bytes(raw).decode("utf-8-sig").split("\n")
 
 
 def _kind(head: bytes) -> str | None:

@@ -1,11 +1,19 @@
 """Readers for TREC run and qrels files.
 
 Input comes through :func:`ir_rarity.io.raw.open_input` (files, ``-`` for standard input, pipes, gzip/bzip2/xz;
-bounded line length and expansion). A line of a run has exactly 6 whitespace-separated fields and a line of qrels
-exactly 4, as trec_eval requires; blank lines are skipped. Two parsers, neither looping over rows in Python:
+bounded line length and expansion). The tokenizing rules, the same on every path (plain or compressed, runs and
+qrels), are trec_eval 10.0's (``get_trec_results.c``, ``get_qrels.c``): a line ends at a line feed (LF); its fields are
+separated by any run of ASCII whitespace (space, tab, CR, vertical tab, form feed), so leading and trailing
+whitespace make no field and a CRLF line end is a plain line end. A line of a run has exactly 6 fields and a line
+of qrels exactly 4. Blank lines are skipped, as trec_eval skips them; so are comment lines, whose first
+non-blank character is ``#``; a UTF-8 byte order mark at the start of the (decompressed) input is dropped.
 
-* pyarrow's multithreaded CSV reader, when the first line shows one tab or one space between fields (it then
-  refuses any line with another number of fields);
+Two parsers, neither looping over rows in Python, giving the same frame for the same bytes:
+
+* pyarrow's multithreaded CSV reader, when the first line shows one tab or one space between fields and the
+  whole input is uniformly so delimited: no other whitespace byte and no lone CR (byte searches), no empty
+  field (a doubled, leading or trailing delimiter) and no comment line (checked on the columns read). It refuses
+  any line with another number of fields; in each of these cases the input goes to the second parser;
 * otherwise every line is split on ASCII whitespace with pyarrow's string kernels, the fields of every line
   counted, and the columns taken from the flattened fields.
 
@@ -31,6 +39,7 @@ PathLike = str | os.PathLike[str]
 
 _RUN_FIELDS = 6  # qid Q0 docno rank score tag
 _QRELS_FIELDS = 4  # qid iteration docno relevance
+_BOM = b"\xef\xbb\xbf"
 _FLOAT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$"
 _INTEGER = r"^[+-]?\d+$"
 
@@ -49,53 +58,84 @@ def _sniff_delimiter(first: bytes, n_fields: int) -> str | None:
     return None
 
 
-def _head(source: Input) -> bytes:
-    if source.path is not None:
-        with open(source.path, "rb") as f:
-            return f.read(1 << 16)
-    return bytes((source.data or b"")[: 1 << 16])
+def _bytes(source: Input) -> bytes | bytearray:
+    """The (decompressed) bytes of ``source``, read once for both parsers."""
+    return source.path.read_bytes() if source.path is not None else (source.data or b"")
 
 
-def _with_csv_reader(source: Input, n_fields: int, columns: dict[int, tuple[str, pa.DataType]]) -> pa.Table | None:
-    """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply."""
-    delimiter = _sniff_delimiter(_head(source), n_fields)
-    if delimiter is None:
+def _no_other_whitespace(raw: bytes | bytearray, delimiter: bytes) -> bool:
+    """Whether ``raw`` holds no whitespace byte but ``delimiter``, LF and the CR of CRLF line ends.
+
+    trec_eval splits fields on any whitespace, the CSV reader on its delimiter only; and a lone CR ends a line
+    for the CSV reader but is whitespace inside a line for trec_eval. Single-byte searches (memchr speed).
+    """
+    if any(raw.find(other) >= 0 for other in (b" ", b"\t", b"\x0b", b"\x0c") if other != delimiter):
+        return False
+    return raw.find(b"\r") < 0 or raw.count(b"\r") == raw.count(b"\r\n")
+
+
+def _fields_as_trec_eval_reads_them(table: pa.Table) -> bool:
+    """Whether the CSV reader's fields are trec_eval's.
+
+    None is empty (a doubled, leading or trailing delimiter) and no first field starts with ``#`` (a comment
+    line, which the other parser skips).
+    """
+    if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in table.columns
+           if pa.types.is_string(column.type)):
+        return False
+    return not pc.any(pc.starts_with(table.column(0), "#")).as_py()
+
+
+def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, tuple[str, pa.DataType]]
+                     ) -> pa.Table | None:
+    """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply.
+
+    Every field is read (as text, but those of ``columns``) to check that none is empty; the others are then
+    dropped. pyarrow drops a leading UTF-8 byte order mark itself.
+    """
+    head = bytes(raw[: 1 << 16])
+    delimiter = _sniff_delimiter(head[len(_BOM):] if head.startswith(_BOM) else head, n_fields)
+    if delimiter is None or not _no_other_whitespace(raw, delimiter.encode()):
         return None
     types = {f"f{i}": columns[i][1] if i in columns else pa.string() for i in range(n_fields)}
     try:
-        return pcsv.read_csv(
-            source.source(),
+        table = pcsv.read_csv(
+            pa.BufferReader(pa.py_buffer(raw)),
             read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=max(1 << 20, MAX_LINE_BYTES)),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                             escape_char=False, ignore_empty_lines=True),
-            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=[f"f{i}" for i in columns],
-                                                strings_can_be_null=False, null_values=[]),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, null_values=[]),
         )
     except (pa.ArrowException, OSError, ValueError):
         return None
+    if not _fields_as_trec_eval_reads_them(table):
+        return None
+    return table.select([f"f{i}" for i in columns])
 
 
-def _split_lines(source: Input, n_fields: int, kind: str) -> tuple[list[pa.Array], np.ndarray]:
-    """Every field of every non-blank line; the fields of column ``i`` and each row's 1-based line number.
+def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str
+                 ) -> tuple[list[pa.Array], np.ndarray]:
+    """Every field of every line that is neither blank nor a comment; the columns and each row's 1-based line.
 
     Raises:
         InputError: not UTF-8, an over-long line, or a line with another number of fields.
 
     """
-    raw = source.path.read_bytes() if source.path is not None else (source.data or b"")
     try:
         text = bytes(raw).decode("utf-8") if isinstance(raw, bytearray) else raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
         raise InputError(f"cannot be decoded: not UTF-8 text (byte {e.start})", source.name, line) from None
-    del raw
+    if text.startswith("\ufeff"):  # a byte order mark: not part of the first query id
+        text = text[1:]
     lines = pc.list_flatten(pc.split_pattern(pa.array([text], pa.large_string()), "\n"))
     del text
     if len(lines) and int(pc.max(pc.binary_length(lines)).as_py() or 0) > MAX_LINE_BYTES:  # a file read by path
         raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC {kind} file", source.name)
     trimmed = pc.ascii_trim_whitespace(lines)
     del lines
-    nonblank = pc.binary_length(trimmed).to_numpy(zero_copy_only=False) > 0
+    comment = pc.starts_with(trimmed, "#").to_numpy(zero_copy_only=False)
+    nonblank = (pc.binary_length(trimmed).to_numpy(zero_copy_only=False) > 0) & ~comment
     fields = pc.ascii_split_whitespace(trimmed)
     counts = np.where(nonblank, pc.list_value_length(fields).to_numpy(zero_copy_only=False), 0)
     wrong = np.flatnonzero(nonblank & (counts != n_fields))
@@ -134,14 +174,16 @@ def _convert(values: pa.Array, target: pa.DataType, line_of: np.ndarray, column:
 def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str
                 ) -> pd.DataFrame:
     source = open_input(path, kind)
-    table = _with_csv_reader(source, n_fields, {i: (c[0], c[1]) for i, c in columns.items()})
+    raw = _bytes(source)
+    table = _with_csv_reader(raw, n_fields, {i: (c[0], c[1]) for i, c in columns.items()})
     line_of: np.ndarray | None = None
     if table is not None:
         table = table.rename_columns([columns[int(c[1:])][0] for c in table.column_names])
     else:
-        fields, line_of = _split_lines(source, n_fields, kind)
+        fields, line_of = _split_lines(raw, source, n_fields, kind)
         table = pa.table({name: _convert(fields[i], target, line_of, i, what, source.name)
                           for i, (name, target, what) in columns.items()})
+    del raw
     if table.num_rows == 0:
         raise InputError(f"empty {kind} file", source.name)
     if "score" in table.column_names:
@@ -167,10 +209,10 @@ def _refuse_duplicate_judgments(frame: pd.DataFrame, source: Input, line_of: np.
 
 
 def _line_of_row(source: Input, row: int) -> int:
-    """1-based line number of the ``row``-th non-blank line (only for an error message)."""
+    """1-based line number of the ``row``-th line that is neither blank nor a comment (only for an error message)."""
     seen = -1
     for number, line in enumerate(source.text_lines(), start=1):
-        if line.strip():
+        if line.strip() and not line.lstrip().startswith("#"):
             seen += 1
             if seen == row:
                 return number

@@ -33,17 +33,22 @@ def s_d_depth(measure: Measure) -> int | None:
     return depth if depth is not None else measure["cutoff"]
 
 
-def _rarity_gain(measure: RarityMeasure, rows: Rows, keep: np.ndarray) -> np.ndarray:
+Weights = Callable[[RarityMeasure, Rows, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def _rarity_gain(measure: RarityMeasure, rows: Rows, keep: np.ndarray, weights: Weights | None = None
+                 ) -> np.ndarray:
     """Per-row gain of the rarity-weighted measures for the rows selected by ``keep`` (0 where not relevant).
 
-    S_d and labels are read for the relevant rows only: the gain of the others is 0.
+    S_d and labels are read for the relevant rows only: the gain of the others is 0. ``weights`` gives the
+    rarity weight of rows (default :func:`_row_weights`).
     """
     relevant = rows.relevant(measure["rel"])[keep]
     chosen = np.flatnonzero(keep)[relevant]
     s_d, num_systems = rows.s_d(s_d_depth(measure), chosen)
     if measure["bounded"]:  # the check of every run with a row read, relevant or not
         _check_bounded(measure, num_systems[rows.run[keep]])
-    weight = _row_weights(measure, rows, s_d, num_systems[rows.run[chosen]], rows.query[chosen])
+    weight = (weights or _row_weights)(measure, rows, s_d, num_systems[rows.run[chosen]], rows.query[chosen])
     if measure["gain"] == "graded":
         weight = weight * rows.labels(chosen).astype(np.float64)
     gain = np.zeros(len(relevant))
@@ -60,6 +65,22 @@ def _row_weights(measure: RarityMeasure, rows: Rows, s_d: np.ndarray, num_system
                                  rows.qrels.n_relevant(measure["rel"]), query)
     rarity = extensions.row_rarity(s_d, num_systems, bounded, measure["weighting"])
     return (1.0 - alpha) + alpha * rarity if bounded else 1.0 + alpha * rarity
+
+
+def _recall_weights(measure: RarityMeasure, rows: Rows, s_d: np.ndarray, num_systems: np.ndarray,
+                    query: np.ndarray) -> np.ndarray:
+    r"""R_rare's weights scaled by :math:`1/(1 + \alpha)`: :math:`w'(d) = (1 + \alpha R(d))/(1 + \alpha)`, in [0, 1].
+
+    R_rare is a ratio of sums of weights, which the common factor leaves unchanged; unscaled, the sums of weights
+    near :math:`\alpha` overflow for :math:`\alpha` near the largest float (inf/inf = NaN), scaled they cannot.
+    :math:`1 + \alpha R(d) \le 1 + \alpha` never overflows itself. The bounded variant's weights lie in [0, 1].
+    """
+    weight = _row_weights(measure, rows, s_d, num_systems, query)
+    if measure["bounded"]:
+        return weight
+    alpha = extensions.row_alpha(measure["alpha"], measure["alpha_per_topic"],
+                                 rows.qrels.n_relevant(measure["rel"]), query)
+    return weight / (1.0 + alpha)
 
 
 def _check_bounded(measure: RarityMeasure, num_systems: np.ndarray) -> None:
@@ -102,14 +123,16 @@ def _ndcg_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
 
 
 def _r_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
-    """Rarity-weighted recall: retrieved relevant weight over the weight of every relevant document.
+    r"""Rarity-weighted recall: retrieved relevant weight over the weight of every relevant document.
 
     The denominator of run r and query q is the sum of w(d) over the query's relevant documents, each with the
     S_d r is scored with: the row's S_d for the documents r retrieved (at any rank), the campaign's S_d for the
-    others. It is computed as a per-query base with campaign counts, corrected on r's own relevant rows.
+    others. It is computed as a per-query base with campaign counts, corrected on r's own relevant rows. Weights
+    are scaled by :math:`1/(1 + \alpha)` (:func:`_recall_weights`), so any finite alpha gives a finite value.
     """
     keep = _cut(measure, rows)
-    numerator = kernels.cell_sum(_rarity_gain(measure, rows, keep), rows.cell()[keep], rows.n_cells)
+    gain = _rarity_gain(measure, rows, keep, _recall_weights)
+    numerator = kernels.cell_sum(gain, rows.cell()[keep], rows.n_cells)
     own = rows.relevant(measure["rel"])  # r's own relevant rows, at any rank
     s_d, num_systems = rows.s_d(s_d_depth(measure), own)
     denominator = _r_rare_base(measure, rows, num_systems) + _r_rare_correction(measure, rows, own, s_d, num_systems)
@@ -131,7 +154,7 @@ def _r_rare_base(measure: RarityMeasure, rows: Rows, num_systems: np.ndarray) ->
     campaign = rows.source.campaign_s_d(keys, s_d_depth(measure)).astype(np.float64)
     base = np.zeros((rows.n_runs, rows.n_queries))
     for s in np.unique(num_systems):  # one base per distinct S (members, newcomers): at most a few
-        w = _row_weights(measure, rows, campaign, np.full(len(keys), s), query) * label
+        w = _recall_weights(measure, rows, campaign, np.full(len(keys), s), query) * label
         base[num_systems == s] = kernels.ordered_sum(w, query, rows.n_queries)
     return base.reshape(-1)
 
@@ -143,8 +166,8 @@ def _r_rare_correction(measure: RarityMeasure, rows: Rows, own: np.ndarray, s_d:
     label = _label_gain(measure, lambda: rows.labels(own), int(own.sum()))
     row_s = num_systems[run]
     campaign = rows.source.campaign_s_d(rows.keys(own), s_d_depth(measure)).astype(np.float64)
-    delta = (_row_weights(measure, rows, s_d, row_s, query)
-             - _row_weights(measure, rows, campaign, row_s, query)) * label
+    delta = (_recall_weights(measure, rows, s_d, row_s, query)
+             - _recall_weights(measure, rows, campaign, row_s, query)) * label
     return kernels.cell_sum(delta, rows.cell()[own], rows.n_cells)
 
 

@@ -17,6 +17,9 @@ class _AP_rare(RarityWeightedMeasure):
     (default: the whole run). ``alpha=0`` gives trec_eval's AP (``map``, or ``map_cut_k`` with a cutoff)
     exactly. S_d counts the pool runs that retrieve d in their top ``depth`` (default: the cutoff, else each
     run's full length).
+    ``alpha`` must lie in [0, 1e15] (:data:`~ir_rarity.measures.base.MAX_ALPHA`; a
+    :class:`~ir_rarity.ParameterError` states the bound): values grow with alpha, and larger alphas overflow
+    or lose the 1 of :math:`1 + \alpha R(d)` to rounding.
 
     .. cite:: Türkmen, Lease & Kutlu. New Metrics to Encourage Innovation and Diversity in Information
        Retrieval Approaches. ECIR 2023.

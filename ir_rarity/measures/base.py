@@ -13,7 +13,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
 from ir_rarity.errors import ParameterError
 
-__all__ = ["RarityMeasure", "RarityWeightedMeasure", "pool_param", "rarity_params", "rel_param"]
+__all__ = ["MAX_ALPHA", "RarityMeasure", "RarityWeightedMeasure", "pool_param", "rarity_params", "rel_param"]
 
 
 class RarityMeasure(ir_measures.Measure):
@@ -83,17 +83,35 @@ class RarityMeasure(ir_measures.Measure):
             raise ParameterError(f"{self.NAME}: depth must be a positive integer, got {depth}")
 
 
+MAX_ALPHA = 1e15
+r"""The largest ``alpha`` of the measures whose values grow with it (``P_rare``, ``AP_rare``, ``nDCG_rare``).
+
+Their gains :math:`1 + \alpha R(d)` reach :math:`1 + \alpha`, and their sums overflow to inf for alphas near
+the largest float; beyond :math:`2^{53} \approx 9 \times 10^{15}` the 1 of :math:`1 + \alpha R(d)` is lost to
+rounding anyway. Below this bound every value is finite (at most k times the largest label times
+:math:`1 + \alpha`)."""
+
+
 class RarityWeightedMeasure(RarityMeasure):
-    """Base of the measures weighted by document rarity (``P_rare``, ``AP_rare``): checks ``alpha``."""
+    """Base of the measures weighted by document rarity (``P_rare``, ``AP_rare``, ...): checks ``alpha``.
+
+    ``MAX_ALPHA`` is the largest alpha accepted (:data:`MAX_ALPHA`; ``R_rare``, a ratio of weights computed
+    scaled, accepts any finite alpha).
+    """
 
     RELEVANT_ROWS_ONLY: ClassVar[bool] = True
+    MAX_ALPHA: ClassVar[float] = MAX_ALPHA
 
     def check_ranges(self) -> None:
-        """Check alpha >= 0 (and <= 1 for the bounded variant), cutoff and depth > 0."""
+        """Check 0 <= alpha <= ``MAX_ALPHA`` (and <= 1 for the bounded variant), cutoff and depth > 0."""
         super().check_ranges()
         alpha = self["alpha"]
         if not alpha >= 0 or alpha == float("inf"):  # also refuses NaN
             raise ParameterError(f"{self.NAME}: alpha must be >= 0 and finite, got {alpha}")
+        if alpha > self.MAX_ALPHA:
+            bound = f"{self.MAX_ALPHA:.0e}".replace("e+", "e")
+            raise ParameterError(f"{self.NAME}: alpha must be <= {bound} (larger values overflow or lose the 1 of "
+                                 f"1 + alpha R(d) to rounding), got {alpha:g}")
         if self["bounded"] and alpha > 1:
             raise ParameterError(f"{self.NAME}: the bounded variant needs alpha in [0, 1], got {alpha}")
         if self.SUPPORTED_PARAMS.get("alpha_per_topic") is not None and self["alpha_per_topic"] \

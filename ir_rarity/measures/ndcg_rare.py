@@ -23,6 +23,9 @@ class _nDCG_rare(RarityWeightedMeasure):
 
     Section 6 of Türkmen, Lease & Kutlu (ECIR 2023) names nDCG and graded relevance as the next measures to
     extend; this is that extension, with the same mixture as eq. 1.
+    ``alpha`` must lie in [0, 1e15] (:data:`~ir_rarity.measures.base.MAX_ALPHA`; a
+    :class:`~ir_rarity.ParameterError` states the bound): values grow with alpha, and larger alphas overflow
+    or lose the 1 of :math:`1 + \alpha R(d)` to rounding.
     """
 
     __name__ = "nDCG_rare"

@@ -23,6 +23,9 @@ class _P_rare(RarityWeightedMeasure):
     Documents are ordered as trec_eval orders them (score descending, ties by docno descending); a relevant
     document has a label >= ``rel``; unjudged documents are non-relevant; the sum is divided by k even when the
     run retrieved fewer documents.
+    ``alpha`` must lie in [0, 1e15] (:data:`~ir_rarity.measures.base.MAX_ALPHA`; a
+    :class:`~ir_rarity.ParameterError` states the bound): values grow with alpha, and larger alphas overflow
+    or lose the 1 of :math:`1 + \alpha R(d)` to rounding.
 
     .. cite:: Türkmen, Lease & Kutlu. New Metrics to Encourage Innovation and Diversity in Information
        Retrieval Approaches. ECIR 2023.

@@ -23,6 +23,8 @@ class _R_rare(RarityWeightedMeasure):
     relevant documents scores 0, as there. ``bounded=True`` uses :math:`w(d) = (1 - \alpha) + \alpha R'(d)`,
     ``weighting='log'`` the IDF-like rarity and ``gain='graded'`` multiplies each weight by the label, in the
     numerator and the denominator alike, so values always lie in [0, 1]. Without a cutoff, the whole ranking.
+    Any finite alpha >= 0 is accepted: the weights are computed divided by :math:`1 + \alpha` (which leaves the
+    ratio unchanged) so that no sum overflows; as :math:`\alpha \to \infty`, :math:`w(d) \to R(d)`.
 
     .. cite:: Türkmen, Lease & Kutlu. New Metrics to Encourage Innovation and Diversity in Information
        Retrieval Approaches. ECIR 2023.
@@ -33,6 +35,7 @@ class _R_rare(RarityWeightedMeasure):
     PRETTY_NAME = "Rarity-weighted recall at k"
     SHORT_DESC = "Recall at k where each relevant document weighs 1 + alpha times its rarity 1 - S_d/S."
     SUPPORTED_PARAMS = rarity_params(cutoff_required=False)
+    MAX_ALPHA = float("inf")  # any finite alpha: a ratio of scaled weights
 
 
 R_rare = _R_rare()

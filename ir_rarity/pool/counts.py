@@ -20,6 +20,12 @@ File metadata (parquet key-value, UTF-8): ``ir_rarity.format`` = ``counts/1``; `
 optionally ``ir_rarity.members``, a JSON list of ``[run name, rows within depth, content hash sum (hex)]``: the
 members' fingerprints (:mod:`ir_rarity.engine.runs`), which let an evaluated run be recognised as a member by
 its content, as a pool does. Only rows with S_d >= 1 are stored.
+
+A table is checked when made or read, each in one vectorized pass: S_d in [1, S], no (query, doc) listed
+twice, S consistent with the runs counted (``n_runs == S`` for runs, ``>= S`` for teams) and, where member
+fingerprints are present, with them (one per run; the S_d column sums to their rows within the depth when S
+counts runs, to at most that for teams). A failure is one :class:`~ir_rarity.errors.InputError` line naming
+the file and the invariant.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from ir_rarity.engine.runs import Duplicates, RankedRuns
 from ir_rarity.errors import InputError, ParameterError, RarityWarning, warn
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_id_strings, as_qrels_frame
+from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.sources import Origin, origin_of
 from ir_rarity.scoring import evaluate_campaign, evaluation_frame
@@ -95,9 +102,10 @@ class CountTable:
         if systems not in ("runs", "teams"):
             raise InputError(f"systems must be 'runs' or 'teams', got {systems!r}")
         counts = pd.to_numeric(frame["S_d"], errors="coerce")
-        bad = counts.isna() | (counts < 0) | (counts > num_systems) | (counts != np.floor(counts))
-        if bad.any():
-            raise InputError(f"S_d must be whole numbers in [0, {num_systems}], found {frame['S_d'][bad].iloc[0]!r}")
+        bad = counts.isna() | (counts < 1) | (counts > num_systems) | (counts != np.floor(counts))
+        if bad.any():  # a listed pair was retrieved by some system: S_d = 0 is never stored
+            raise InputError(f"S_d must be whole numbers in [1, S = {num_systems}], found "
+                             f"{frame['S_d'][bad].iloc[0]!r}")
         query, queries = pd.factorize(as_id_strings(frame["query_id"], "count table", "query_id"), sort=True)
         doc, docs = pd.factorize(as_id_strings(frame["doc_id"], "count table", "doc_id"), sort=True)
         self._queries, self._docs = pd.Index(queries), pd.Index(docs)
@@ -114,6 +122,7 @@ class CountTable:
         self.origin = origin
         self.n_runs = n_runs if n_runs is not None else (len(self.members) or None)
         self._warned = False
+        _check_systems(self.num_systems, systems, self.n_runs, self.members, int(self._counts.sum()))
 
     # ------------------------------------------------------------------ files
     @classmethod
@@ -155,6 +164,7 @@ class CountTable:
         pa, pq = _pyarrow()
         source = os.fspath(path)
         try:
+            _check_declared_size(pq.ParquetFile(source).metadata, os.path.getsize(source), source)
             table = pq.read_table(source)
         except (OSError, pa.ArrowException) as e:
             raise InputError(f"cannot be read as parquet ({type(e).__name__})", source) from None
@@ -259,6 +269,51 @@ class CountTable:
         if runs is None:
             raise ParameterError("a count table does not keep its runs: give the runs to evaluate against it")
         return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
+
+
+MAX_ROWS_PER_BYTE = 1
+"""A count table may declare at most this many rows per byte of its file (plus :data:`ROWS_ALLOWANCE`).
+
+Real tables take about 5 bytes a row (dictionary-encoded docnos, run-length query ids, small S_d); a file that
+declares more rows than bytes is refused before anything is read, which bounds the memory a small hostile
+file can make the reader take (some 150 bytes a row once read)."""
+
+ROWS_ALLOWANCE = 1 << 20
+"""Rows a count table may declare beyond :data:`MAX_ROWS_PER_BYTE` times its size (small files)."""
+
+
+def _check_declared_size(metadata: Any, size: int, source: str) -> None:
+    """Refuse a parquet file whose footer declares more rows or bytes than its size can hold, before reading."""
+    limit = MAX_ROWS_PER_BYTE * size + ROWS_ALLOWANCE
+    groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
+    rows = max(int(metadata.num_rows), sum(int(g.num_rows) for g in groups))
+    if rows > limit:
+        raise InputError(f"count table declares {rows:,} rows in {size:,} bytes (at most {limit:,}: more than "
+                         f"{MAX_ROWS_PER_BYTE} row per byte of file)", source)
+    declared = sum(int(g.total_byte_size) for g in groups)
+    if declared > MAX_EXPANSION * size + EXPANSION_ALLOWANCE:
+        raise InputError(f"count table declares {declared:,} bytes of data in {size:,} bytes (more than "
+                         f"{MAX_EXPANSION} times its size)", source)
+
+
+def _check_systems(num_systems: int, systems: str, n_runs: int | None, members: Fingerprints, total: int) -> None:
+    """S against the runs counted and the members' fingerprints, where given (each a cheap sum).
+
+    S counts runs (then ``n_runs == S``) or teams of them (``n_runs >= S``). Every member row within the depth
+    adds one to the S_d of its (query, document) when S counts runs, at most one when it counts teams: the S_d
+    column sums to the members' row counts, or to at most that.
+    """
+    if n_runs is not None and (n_runs < num_systems or (systems == "runs" and n_runs != num_systems)):
+        raise InputError(f"{n_runs} runs counted as S = {num_systems} {systems}")
+    if not members:
+        return
+    if n_runs is not None and len(members) != n_runs:
+        raise InputError(f"{len(members)} member fingerprints for {n_runs} runs counted")
+    rows = sum(size for size, _ in members.values())
+    if total > rows or (systems == "runs" and total != rows):
+        relation = "==" if systems == "runs" else "<="
+        raise InputError(f"the S_d column sums to {total} but the members hold {rows} rows within the depth "
+                         f"(sum of S_d must be {relation} that)")
 
 
 def duckdb_counts_sql(depth: int | None = 100, run_from: str = "tag") -> str:

@@ -7,8 +7,11 @@ pickled, and the file is read with ``allow_pickle=False``, so loading a file can
 changed or cut short, or is not a pool file at all, is refused with an :class:`~ir_rarity.errors.InputError`
 naming it, and no array is allocated before its declared size is checked against what the file holds. The
 checksum guards against damage (a truncated copy, flipped bits), not against tampering: whoever can write the
-file can write a matching checksum. Loading never executes code either way. Files are written atomically
-(:mod:`ir_rarity.io.files`).
+file can write a matching checksum. So every invariant the engine relies on is checked on load as well, in
+vectorized O(rows) passes (:func:`check_invariants`): a file with a valid checksum whose arrays break one (S
+below the systems its runs name, unsorted vocabularies, ranks that do not count 0, 1, 2, ..., a document twice
+in a ranking) is refused with one line naming the file and the invariant, never scored. Loading never executes
+code either way. Files are written atomically (:mod:`ir_rarity.io.files`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ir_rarity.io.files import write_with
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION, short
 from ir_rarity.pool.encoded import EncodedRuns
 
-__all__ = ["FORMAT", "VERSION", "load_runs", "save_runs"]
+__all__ = ["FORMAT", "VERSION", "check_invariants", "load_runs", "save_runs"]
 
 FORMAT = "ir_rarity.pool"
 VERSION = 1
@@ -174,36 +177,121 @@ def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
         raise InputError("damaged pool file: its SHA-256 checksum does not match (changed or corrupted)", source)
     try:
         return _build(arrays)
+    except _Invalid as e:
+        raise InputError(f"invalid pool file: {e}", source) from None
     except (ValueError, IndexError, UnicodeDecodeError) as e:
         raise InputError(f"damaged pool file ({type(e).__name__})", source) from None
 
 
+class _Invalid(ValueError):
+    """A broken invariant of a pool file: its message names the invariant."""
+
+
 def _build(arrays: dict[str, np.ndarray]) -> EncodedRuns:
+    """The :class:`EncodedRuns` of checked arrays (see :func:`check_invariants`)."""
     for name in _NUMERIC:
         if arrays[name].dtype.kind not in ("f" if name == "score" else "iu") or arrays[name].ndim != 1:
-            raise ValueError(f"array {name!r} has dtype {arrays[name].dtype} and {arrays[name].ndim} dimensions")
+            raise _Invalid(f"array {name!r} has dtype {arrays[name].dtype} and {arrays[name].ndim} dimensions")
     strings = {}
     for name in _STRINGS:
         data, ends = arrays[f"{name}_utf8"], arrays[f"{name}_ends"]
-        if data.dtype != np.uint8 or ends.dtype != np.int64 or (len(ends) and (
+        if data.dtype != np.uint8 or ends.dtype != np.int64 or ends.ndim != 1 or (len(ends) and (
                 ends[-1] != len(data) or (np.diff(ends) < 0).any() or ends[0] < 0)):
-            raise ValueError(f"strings {name!r} are malformed")
+            raise _Invalid(f"strings {name!r} are malformed")
         strings[name] = _unpack(data, ends)
     n = len(arrays["run"])
     if any(len(arrays[k]) != n for k in ("query", "doc", "score", "rank")):
-        raise ValueError("row arrays differ in length")
-    n_runs = len(strings["names"])
-    checks = [("run", n_runs), ("query", len(strings["queries"])), ("doc", len(strings["docs"]))]
-    for name, bound in checks:
-        a = arrays[name]
-        if n and (a.min() < 0 or a.max() >= bound):
-            raise ValueError(f"codes of {name!r} out of range")
-    if n and (np.diff(arrays["run"]) < 0).any():
-        raise ValueError("rows are not grouped by run")
-    groups = arrays["groups"]
-    if len(groups) != n_runs or (n_runs and (groups.min() < 0 or groups.max() >= len(strings["group_names"]))):
-        raise ValueError("team codes out of range")
-    return EncodedRuns(names=tuple(strings["names"]), queries=pd.Index(strings["queries"]),
-                       docs=pd.Index(strings["docs"]), run=arrays["run"], query=arrays["query"], doc=arrays["doc"],
-                       score=arrays["score"], rank=arrays["rank"], system=groups,
-                       system_names=tuple(strings["group_names"]))
+        raise _Invalid("row arrays differ in length")
+    encoded = EncodedRuns(names=tuple(strings["names"]), queries=pd.Index(strings["queries"]),
+                          docs=pd.Index(strings["docs"]), run=arrays["run"], query=arrays["query"],
+                          doc=arrays["doc"], score=arrays["score"], rank=arrays["rank"], system=arrays["groups"],
+                          system_names=tuple(strings["group_names"]))
+    check_invariants(encoded)
+    return encoded
+
+
+def check_invariants(e: EncodedRuns) -> None:
+    """Check, in O(rows) vectorized passes, every invariant of :class:`EncodedRuns` the engine relies on.
+
+    Vocabularies: run names and system names unique; query ids and docnos sorted and unique (codes order like
+    the strings). Systems: S >= 1 and every system code in ``[0, S)`` used by some run (S is the number of
+    distinct systems). Rows: codes in range; no NaN score (a run may hold +-inf, which trec_eval orders); rows
+    sorted by (run, query, rank), each (run, query) holding ranks 0, 1, 2, ... in trec_eval order
+    (single-precision score descending, ties by docno descending) and no document twice.
+
+    Raises:
+        ValueError: the first invariant broken, named in the message.
+
+    """
+    _check_vocabularies(e)
+    _check_systems(e)
+    if e.n_rows:
+        _check_codes(e)
+        _check_rankings(e)
+
+
+def _check_vocabularies(e: EncodedRuns) -> None:
+    if not e.names:
+        raise _Invalid("it holds no runs")
+    for what, names in (("run names", e.names), ("system names", e.system_names)):
+        if len(set(names)) != len(names):
+            raise _Invalid(f"{what} are not unique")
+    for what, index in (("query ids", e.queries), ("docnos", e.docs)):
+        if not (index.is_monotonic_increasing and index.is_unique):
+            raise _Invalid(f"the {what} vocabulary is not sorted and unique")
+
+
+def _check_systems(e: EncodedRuns) -> None:
+    s = e.num_systems
+    if s < 1 or s > len(e.names):
+        raise _Invalid(f"S = {s} systems for {len(e.names)} runs (S must be in [1, runs])")
+    system = e.system
+    if system.dtype.kind not in "iu" or system.min() < 0 or system.max() >= s:
+        raise _Invalid(f"system codes out of range [0, S = {s})")
+    used = int(np.count_nonzero(np.bincount(system.astype(np.int64), minlength=s)))
+    if used != s:
+        raise _Invalid(f"S = {s} but the runs name {used} distinct systems")
+
+
+def _check_codes(e: EncodedRuns) -> None:
+    for name, codes, bound in (("run", e.run, len(e.names)), ("query", e.query, len(e.queries)),
+                               ("doc", e.doc, len(e.docs))):
+        if codes.min() < 0 or codes.max() >= bound:
+            raise _Invalid(f"{name} codes out of range [0, {bound})")
+    if np.isnan(e.score).any():  # +-inf are scores a run file may hold (and trec_eval orders); NaN is not
+        raise _Invalid("a score is NaN")
+
+
+def _check_rankings(e: EncodedRuns) -> None:
+    """Rows sorted by (run, query, rank) with ranks 0, 1, 2, ... per ranking, in trec_eval order."""
+    run, query, rank = e.run, e.query, e.rank
+    run_step, query_step = np.diff(run.astype(np.int64)), np.diff(query.astype(np.int64))
+    if (run_step < 0).any():
+        raise _Invalid("rows are not sorted by run")
+    same_run = run_step == 0
+    if (same_run & (query_step < 0)).any():
+        raise _Invalid("rows are not sorted by query within a run")
+    same = same_run & (query_step == 0)  # row i + 1 continues the ranking of row i
+    expected = np.zeros(len(rank), dtype=np.int64)  # 0 where a ranking starts, else the previous rank + 1
+    expected[1:] = np.where(same, rank[:-1].astype(np.int64) + 1, 0)
+    if rank[0] != 0 or not np.array_equal(rank, expected):
+        raise _Invalid("ranks are not 0, 1, 2, ... within each (run, query)")
+    score = e.score.astype(np.float32)  # trec_eval compares scores as C floats
+    higher = score[1:] > score[:-1]
+    tie = score[1:] == score[:-1]
+    doc = e.doc.astype(np.int64)
+    if (same & (higher | (tie & (doc[1:] >= doc[:-1])))).any():
+        raise _Invalid("a ranking is not in trec_eval order (score descending, docno descending)")
+    _check_no_repeats(same, doc, len(e.docs))
+
+
+def _check_no_repeats(same: np.ndarray, doc: np.ndarray, n_docs: int) -> None:
+    """No ranking lists a document twice: (ranking, doc) pairs are unique (one hash pass, no sort)."""
+    ranking = np.zeros(len(doc), dtype=np.int64)
+    np.cumsum(~same, out=ranking[1:])
+    if int(ranking[-1]) + 1 < (1 << 62) // max(n_docs, 1):
+        repeated = pd.Series(ranking * n_docs + doc).duplicated().any()
+    else:  # pragma: no cover - more rankings times docnos than 2**62
+        repeated = pd.DataFrame({"ranking": ranking, "doc": doc}).duplicated().any()
+    if repeated:
+        raise _Invalid("a ranking lists the same document twice")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import ir_measures
 import numpy as np
@@ -207,3 +208,23 @@ def test_refuses_a_cutoff_of_zero_and_non_finite_parameters(family: ir_measures.
             parse_measure(measure)
         with pytest.raises(ParameterError):
             ir_rarity.evaluate(runs, covid_qrels, [measure])
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+def test_huge_float_parameters_give_finite_values_or_a_stated_bound(family: ir_measures.Measure,
+                                                                   runs: dict[str, pd.DataFrame],
+                                                                   covid_qrels: pd.DataFrame) -> None:
+    """Every float parameter (alpha, epsilon, ...) at 1e15, 1e16, 1e300 and the largest float gives finite values
+    (NaN only where the default measure has none either) or a ParameterError stating its bound."""
+    default = family(**_cutoff(family))
+    reference = ir_rarity.evaluate(runs, covid_qrels, [default]).matrix(str(default)).to_numpy()
+    for name in _float_params(family):
+        for value in (1e15, 1e16, 1e300, float(np.finfo(np.float64).max)):
+            measure = family(**_cutoff(family), **{name: value})
+            try:
+                values = ir_rarity.evaluate(runs, covid_qrels, [measure]).matrix(str(measure)).to_numpy()
+            except ParameterError as e:
+                assert re.search(rf"{name} must be <= \S+", str(e)), str(e)
+                continue
+            assert np.array_equal(np.isnan(values), np.isnan(reference)), measure
+            assert np.isfinite(values[~np.isnan(values)]).all(), measure

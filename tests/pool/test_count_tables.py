@@ -58,7 +58,7 @@ def test_count_table_errors(covid_pool: Pool, covid_qrels: pd.DataFrame, tmp_pat
     junk.write_bytes(b"not parquet at all")
     with pytest.raises(InputError, match=r"junk\.parquet"):
         CountTable.read_parquet(junk)
-    with pytest.raises(InputError, match=r"S_d must be whole numbers in \[0, 3\]"):
+    with pytest.raises(InputError, match=r"S_d must be whole numbers in \[1, S = 3\]"):
         CountTable(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "S_d": [4]}), num_systems=3, depth=10)
 
 

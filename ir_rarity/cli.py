@@ -92,20 +92,32 @@ def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_de
 
 @contextmanager
 def _notices() -> Iterator[None]:
-    """Print ir_rarity's notices and warnings as one line each on stderr (each distinct one once)."""
+    """Print the warnings given in the block as one line each on stderr, each distinct one once, after the block.
+
+    ir_rarity's own are ``ir-rarity: note: ...`` or ``ir-rarity: warning: ...``; any other (a dependency's) is
+    ``ir-rarity: warning: <category>: <message>``, without a source path. They are printed once the recording has
+    stopped, from a snapshot: printing one cannot record another (re-showing a warning inside the recording appended
+    it to the very list being shown, without end). On an error, only the error line is printed.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RarityWarning)
-        yield  # on an error, only the error line is printed
-        seen: set[str] = set()
-        for w in caught:
-            if not issubclass(w.category, RarityWarning):
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-                continue
-            text = " ".join(str(w.message).split())
-            if text not in seen:
-                seen.add(text)
-                kind = "note" if issubclass(w.category, Notice) else "warning"
-                print(f"{PROG}: {kind}: {text}", file=sys.stderr)
+        yield
+    _show_warnings(list(caught))
+
+
+def _show_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    """One line per distinct warning of ``caught``, in order (see :func:`_notices`)."""
+    seen: set[str] = set()
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        if issubclass(w.category, RarityWarning):
+            kind = "note" if issubclass(w.category, Notice) else "warning"
+        else:
+            kind, text = "warning", f"{w.category.__name__}: {text}"
+        line = f"{PROG}: {kind}: {text}"
+        if line not in seen:
+            seen.add(line)
+            print(line, file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------- output

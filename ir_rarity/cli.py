@@ -311,7 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="tsv", help="output format (default tsv)")
     p.add_argument("-q", "--per-query", action="store_true", help="per-query values: run, query_id, measure, value")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write here instead of stdout: a regular file is replaced atomically; a FIFO, a device or "
+                        "/dev/stdout is written in place, as a stream")
     _add_pool_options(p)
     from ir_rarity.compare.cli import add_eval_options
 

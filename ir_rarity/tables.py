@@ -18,6 +18,31 @@ Cell = tuple[int, int]
 
 FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex")
 
+_BREAKS = ("\t", "\n", "\r")
+
+
+def _check_tsv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Refuse a tab or a line break in a tsv cell (a run name, a column name): it would shift the columns.
+
+    Raises:
+        InputError: naming the column and the value (cut short).
+
+    """
+    for j, name in enumerate(columns):
+        for text in (name, *(row[j] for row in rows)):
+            if isinstance(text, str) and any(c in text for c in _BREAKS):
+                from ir_rarity.errors import InputError
+                from ir_rarity.io.raw import short
+
+                what = f"the column name {short(name)}" if text is name else f"the {name} {short(text)}"
+                raise InputError(f"cannot write {what} as tsv: it holds a tab or a line break, which would shift "
+                                 "the columns; rename it, or choose the csv or jsonl format (quoted)")
+
+
+def _one_line(text: str) -> str:
+    """Line breaks and tabs as spaces (markdown and latex rows are one line each)."""
+    return " ".join(text.replace("\t", " ").splitlines()) if any(c in text for c in _BREAKS) else text
+
 
 def _fmt(value: Any, places: int) -> str:
     if isinstance(value, float):
@@ -31,6 +56,17 @@ def _latex_escape(text: str) -> str:
     special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
                "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
     return "".join(special.get(c, c) for c in text)
+
+
+def _text_cells(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int
+                ) -> tuple[list[str], list[list[str]]]:
+    """Column names and cells as text: no tab nor line break in a tsv cell; a markdown or latex cell on one line."""
+    if fmt == "tsv":
+        _check_tsv(columns, rows)
+    cells = [[_fmt(v, places) for v in row] for row in rows]
+    if fmt in ("markdown", "latex"):
+        return [_one_line(c) for c in columns], [[_one_line(c) for c in row] for row in cells]
+    return list(columns), cells
 
 
 def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
@@ -60,7 +96,7 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
         lines = [json.dumps({c: (None if isinstance(v, float) and math.isnan(v) else v)
                              for c, v in zip(columns, row, strict=True)}) for row in rows]
         return "".join(line + "\n" for line in lines)
-    cells = [[_fmt(v, places) for v in row] for row in rows]
+    columns, cells = _text_cells(columns, rows, fmt, places)
     marked = bool(bold) or bool(superscripts)
     if marked and fmt in ("markdown", "latex"):
         cells = _marked(cells, fmt, set(bold), superscripts or {})

@@ -7,7 +7,11 @@ Every file ir_rarity writes (command-line output, exported tables, reports, plot
 * replacing a file keeps its permission bits; a new file gets the permissions ``open()`` would give it under
   the process umask (read from ``/proc/self/status``, so the umask of a multi-threaded process is never
   changed, even for a moment);
-* a path that is a symlink is written *through*: the file it points to is replaced, the link stays.
+* a path that is a symlink is written *through*: the file it points to is replaced, the link stays;
+* only a regular file (or a new path) is replaced. Anything else is a stream, written in place and never unlinked
+  or renamed over: a FIFO, a character device (``/dev/null``, a terminal), and a path naming an open descriptor
+  (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``), which is written through that
+  descriptor, so ``-o /dev/stdout >> log`` appends to the log as ``>>`` asks instead of replacing it.
 """
 
 from __future__ import annotations
@@ -16,20 +20,84 @@ import contextlib
 import os
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_atomic", "write_bytes", "write_text", "write_with"]
+__all__ = ["atomic_path", "is_stream", "write_atomic", "write_bytes", "write_text", "write_with"]
+
+_STD = {"/dev/stdout": 1, "/dev/stderr": 2}
+_FD_FOLDERS = ("/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/")
+
+
+def _named_descriptor(path: str | os.PathLike[str]) -> int | None:
+    """The open file descriptor ``path`` names (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``), or None."""
+    text = os.path.abspath(os.fspath(path))
+    fd = _STD.get(text)
+    for folder in (*_FD_FOLDERS, f"/proc/{os.getpid()}/fd/"):
+        if fd is None and text.startswith(folder) and text[len(folder):].isdigit():
+            fd = int(text[len(folder):])
+    if fd is None:
+        return None
+    try:
+        os.fstat(fd)
+    except OSError:  # not open here: the path is opened like any other
+        return None
+    return fd
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is written in place, as a stream, rather than replaced.
+
+    True for a path naming an open descriptor, and for an existing file that is neither regular nor a folder (a
+    FIFO, a character or block device, a socket).
+    """
+    if _named_descriptor(path) is not None:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def _write_stream(path: str | os.PathLike[str], data: bytes | memoryview) -> None:
+    """Write ``data`` to a stream in place.
+
+    Through the descriptor the path names, or the path opened for writing (never created, truncated or renamed).
+    """
+    fd = _named_descriptor(path)
+    if fd is not None:
+        for stream in (sys.stdout, sys.stderr):  # keep the order of what was printed before
+            with contextlib.suppress(Exception):
+                stream.flush()
+        out = os.dup(fd)
+    else:
+        out = os.open(path, os.O_WRONLY)  # a FIFO waits here for its reader
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(out, view):]
+    finally:
+        os.close(out)
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it replaces ``path`` (``os.replace``), else is removed.
 
-    The parent folder is created if needed. See the module docstring for permissions, signals and symlinks.
+    The parent folder is created if needed. See the module docstring for permissions, signals and symlinks. A
+    stream (:func:`is_stream`) is not replaced: what was written to the temporary path (in the system's temporary
+    folder) is copied into it, and the temporary file removed.
     """
+    if is_stream(path):
+        with tempfile.TemporaryDirectory(prefix="ir_rarity.") as folder:
+            scratch = Path(folder) / Path(os.fspath(path)).name
+            yield scratch
+            _write_stream(path, scratch.read_bytes())
+        return
     target = Path(os.path.realpath(path))  # through a symlink: the link is kept, its target replaced
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -94,7 +162,10 @@ def write_with(path: str | os.PathLike[str], writer: Callable[[Path], object]) -
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Atomically write ``data`` to ``path``."""
+    """Atomically write ``data`` to ``path`` (a stream, :func:`is_stream`, is written in place)."""
+    if is_stream(path):
+        _write_stream(path, data)
+        return Path(path)
     return write_with(path, lambda tmp: tmp.write_bytes(data))
 
 

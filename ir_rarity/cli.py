@@ -80,14 +80,15 @@ def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
     return measures
 
 
-def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_depth: int | None = None) -> Pool:
-    """The pool of ``runs`` (cut to each run's top ``keep_depth`` while reading, when given)."""
+def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_depth: int | None = None,
+                split_by_tag: bool = False) -> Pool:
+    """The pool of ``runs``: cut to each run's top ``keep_depth`` while reading, split by tag if asked."""
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.teams import read_teams
 
     team_map = read_teams(teams) if teams else None  # FILE (columns run, team) or FILE:COLUMN
     return Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
-                          keep_depth=keep_depth)
+                          keep_depth=keep_depth, split_by_tag=split_by_tag)
 
 
 @contextmanager
@@ -142,7 +143,8 @@ def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
     if args.joint and not args.pool:
         raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
     return evaluate(_runs_spec(args.runs), args.qrels, measures, pool=_runs_spec(args.pool) if args.pool else None,
-                    joint=args.joint, teams=args.teams or None, duplicates=args.duplicates)
+                    joint=args.joint, teams=args.teams or None, duplicates=args.duplicates,
+                    split_by_tag=args.split_by_tag)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -200,7 +202,7 @@ def _cmd_pool(args: argparse.Namespace) -> int:
     for out in (args.out, args.judging_pool):
         if out is not None and Path(out).suffix.lower() not in (".csv", ".parquet"):
             raise InputError("unknown output type: name the file .csv or .parquet", out)
-    pool = _build_pool(args.runs, args.teams, args.duplicates)
+    pool = _build_pool(args.runs, args.teams, args.duplicates, split_by_tag=args.split_by_tag)
     if args.out is None and args.judging_pool is None:
         raise _UsageError("nothing to write: give --out FILE and/or --judging-pool FILE")
     if args.out is not None:
@@ -233,7 +235,8 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     check_depth(args.cutoff, "--cutoff")
     qrels = as_qrels_frame(args.qrels)
     # every analysis stops at rank --cutoff (and counts S_d there): read no deeper
-    pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff)
+    pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff,
+                       split_by_tag=args.split_by_tag)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots)
@@ -255,7 +258,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         texts += ["ASL@g1-10", "ASL"]
     measures = _parse_measures(texts, None)
     qrels = as_qrels_frame(covid_round1.qrels)
-    result = evaluate(covid_round1.runs, qrels, measures)
+    result = evaluate(covid_round1.runs, qrels, measures, split_by_tag=True)  # one file of 143 runs
     table = ranked_table(result.table(), measures[0])
     out = sys.stdout
     out.write(f"TREC-COVID round 1 (embedded): {len(result.names)} runs, {qrels['query_id'].nunique()} topics, "
@@ -286,6 +289,9 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--duplicates", choices=("error", "first"), default="error",
                    help="a document listed twice for a query: refuse the run (default, as trec_eval) or keep the "
                         "highest-scored occurrence")
+    p.add_argument("--split-by-tag", action="store_true",
+                   help="split each run file into one run per tag (a file of several runs); by default a file is "
+                        "one run named by its file name, whatever its tag column says (as trec_eval)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -296,8 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="evaluate runs (rarity and standard measures), one row per run",
                        description="Evaluate RUNS against QRELS. RUNS: run files, folders or globs; a file holding "
-                                   "one tag is one run named by its file name, a file holding several tags is split "
-                                   "by tag. Without --pool, RUNS are the campaign.")
+                                   "one run named by its file name; --split-by-tag splits a file of several runs "
+                                   "by its tag column. Without --pool, RUNS are the campaign.")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", required=True,

@@ -23,7 +23,7 @@ def main() -> None:
     args = parser.parse_args()
 
     start = time.perf_counter()
-    pool = Pool.from_runs(covid_round1.runs)
+    pool = Pool.from_runs(covid_round1.runs, split_by_tag=True)
     qrels = read_trec_qrels(covid_round1.qrels)
     report = write_report(pool, qrels, args.out_dir, trials=args.trials, seed=args.seed)
     print(f"{pool}: report written to {report} in {time.perf_counter() - start:.1f} s")

@@ -40,7 +40,7 @@ def write_run(frame: pd.DataFrame, path: Path) -> None:
 
 def main() -> None:
     warnings.simplefilter("ignore", ir_rarity.MemberNotice)
-    pool = Pool.from_runs(covid_round1.runs)
+    pool = Pool.from_runs(covid_round1.runs, split_by_tag=True)
     qrels = ir_rarity.read_trec_qrels(covid_round1.qrels)
     topics = pd.DataFrame({"qid": sorted(qrels["query_id"].unique()), "query": "covid"})
     bert = pool.run("BERT")

@@ -43,7 +43,8 @@ LOTO_TEAMS = 5  # the teams with most unique relevant documents (each costs an e
 def main(out: Path) -> None:
     start = time.perf_counter()
     board = pd.read_csv(covid_round1.leaderboard, dtype=str)
-    pool = Pool.from_runs(covid_round1.runs, teams=dict(zip(board["run"], board["team"], strict=True)))
+    pool = Pool.from_runs(covid_round1.runs, split_by_tag=True,
+                          teams=dict(zip(board["run"], board["team"], strict=True)))
     qrels = read_trec_qrels(covid_round1.qrels)
     print(f"TREC-COVID round 1: {pool!r}; {len(qrels)} judgments, {int((qrels['relevance'] >= 1).sum())} relevant\n")
 

@@ -16,7 +16,7 @@ from ir_rarity import Pool, covid_round1
 
 
 def main() -> None:
-    pool = Pool.from_runs(covid_round1.runs)  # one file, split into runs by its tag column
+    pool = Pool.from_runs(covid_round1.runs, split_by_tag=True)  # one file of 143 runs, split by tag
     print(pool)
     measures = ["P@100", "P_rare(alpha=0.5)@100", "AP@100", "AP_rare@100"]
     table = pool.evaluate(covid_round1.qrels, measures)

@@ -36,7 +36,7 @@ def main() -> None:
     out = Path(args.out_dir)
     start = time.perf_counter()
 
-    pool = Pool.from_runs(covid_round1.runs, teams=(covid_round1.leaderboard, "team"))
+    pool = Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=(covid_round1.leaderboard, "team"))
     qrels = read_trec_qrels(covid_round1.qrels)
     first = MEASURES[0]
     ranking = pool.evaluate(qrels, [first])[first].sort_values(ascending=False, kind="mergesort")

@@ -24,7 +24,10 @@ class _Round1:
 
     @property
     def runs(self) -> Path:
-        """All 143 runs cut to depth 100, one file, split into runs by its tag column."""
+        """All 143 runs cut to depth 100, one file: read it with ``split_by_tag=True`` (``--split-by-tag``).
+
+        A file is one run unless split by its tag column; this file holds 143 runs, one per tag.
+        """
         return self.folder / "runs_top100.trec.gz"
 
     @property

@@ -54,8 +54,9 @@ def evaluate(
 
     Args:
         runs: A dict ``name -> run`` (DataFrames with ir_measures or PyTerrier columns, dicts of dicts, or run
-            files), run files, a folder, a glob, or a list of them; a file holding one tag is one run named by its
-            file name, a file holding several is split by tag. With ``pool=None`` also a saved pool (``.npz``).
+            files), run files, a folder, a glob, or a list of them; a file is one run named by its file name
+            (``split_by_tag=True`` splits a file of several runs by its tag column). With ``pool=None`` also a
+            saved pool (``.npz``).
         qrels: A qrels DataFrame, a TREC qrels file, an ir_measures qrels iterable or an ir_datasets id.
         measures: A measure or a list, as objects or strings in ir_measures syntax
             (``'P_rare(alpha=0.5)@100'``, ``'ASL@g1-10'``, ``'nDCG@10'``).
@@ -66,7 +67,7 @@ def evaluate(
             ``'path:run_column:team_column'``); for the runs being pooled (``runs`` without ``pool``, or ``pool``
             given as runs).
         duplicates: A document listed twice for a query: ``"error"`` (as trec_eval) or ``"first"``.
-        split_by_tag: For run files: split every file by its tag column (True) or never (False).
+        split_by_tag: For run files: True splits every file into one run per tag; by default a file is one run.
         progress: Progress bars; None shows them on a terminal only.
 
     Returns:
@@ -80,7 +81,8 @@ def evaluate(
     Example:
         >>> import ir_rarity
         >>> from ir_rarity import covid_round1
-        >>> result = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, ["P@10", "P_rare(alpha=0.5)@10"])
+        >>> result = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, ["P@10", "P_rare(alpha=0.5)@10"],
+        ...                             split_by_tag=True)
         >>> result.info.num_systems
         143
 

@@ -156,7 +156,7 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
             campaign's own runs (a pool).
         joint: The given runs join the campaign together (S + k).
         duplicates: For given runs: ``"error"`` (as trec_eval) or ``"first"``.
-        split_by_tag: For run files: split every file into runs by its tag column (True) or never (False).
+        split_by_tag: For run files: True splits every file into one run per tag; by default a file is one run.
         progress: Progress bars (reading, measures through ir_measures); None: on a terminal only.
 
     Returns:

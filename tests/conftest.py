@@ -53,7 +53,7 @@ def hand_qrels(hand_files: dict[str, Path]) -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def covid_pool() -> Pool:
-    return Pool.from_runs(covid_round1.runs)
+    return Pool.from_runs(covid_round1.runs, split_by_tag=True)
 
 
 @pytest.fixture(scope="session")

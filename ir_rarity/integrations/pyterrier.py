@@ -177,7 +177,7 @@ def Experiment(
     Example:
         >>> import pandas as pd, ir_rarity
         >>> from ir_rarity import covid_round1
-        >>> pool = ir_rarity.Pool.from_runs(covid_round1.runs)
+        >>> pool = ir_rarity.Pool.from_runs(covid_round1.runs, split_by_tag=True)
         >>> systems = {n: pool.run(n).rename(columns={"query_id": "qid", "doc_id": "docno"}) for n in ["BERT", "run1"]}
         >>> qrels = ir_rarity.read_trec_qrels(covid_round1.qrels)
         >>> topics = pd.DataFrame({"qid": sorted(qrels["query_id"].unique()), "query": ""})

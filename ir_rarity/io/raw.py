@@ -5,7 +5,9 @@ Every TREC reader gets its bytes through :func:`open_input`, so these rules hold
 * ``-`` is standard input. Pipes, process substitution (``<(cat run)``), FIFOs and character devices are read
   once, in full, and give exactly what the same bytes in a file give (nothing is lost to format sniffing).
 * Compression is recognised by content (magic bytes), not by name: gzip, bzip2 and xz are decompressed; zstd,
-  zip and tar archives are refused with a message saying so.
+  zip and tar archives are refused with a message saying so. A zip archive or a parquet file must be one by more
+  than its first four bytes (a valid end-of-central-directory record; the parquet footer magic ``PAR1`` at the
+  end): a run whose first query id is ``PAR1`` is a run.
 * Bounds, checked while reading, in bounded memory: no line may be longer than :data:`MAX_LINE_BYTES`; a
   compressed input may not expand to more than :data:`MAX_EXPANSION` times its compressed size (plus
   :data:`EXPANSION_ALLOWANCE`); a stream may not exceed :data:`MAX_STREAM_BYTES`. Real TREC runs expand 2 to 6
@@ -21,6 +23,7 @@ import lzma
 import os
 import stat
 import sys
+import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,6 +93,23 @@ def _kind(head: bytes) -> str | None:
     return None
 
 
+def _confirmed(kind: str | None, handle: IO[bytes]) -> bool:
+    """Whether a seekable input whose first bytes say ``kind`` is one: parquet and zip are checked at their end.
+
+    A parquet file ends with the footer magic ``PAR1`` (Apache Parquet format); a zip archive has a valid
+    end-of-central-directory record (``zipfile.is_zipfile``). Other kinds are taken at their first bytes.
+    """
+    if kind == "parquet":
+        size = handle.seek(0, os.SEEK_END)
+        ok = size >= 12 and handle.seek(-4, os.SEEK_END) >= 0 and handle.read(4) == b"PAR1"
+    elif kind == "zip":
+        ok = zipfile.is_zipfile(handle)
+    else:
+        return kind is not None
+    handle.seek(0)
+    return ok
+
+
 def _longest_line(chunk: bytes, carried: int) -> tuple[int, int]:
     """Longest line in ``chunk`` (counting ``carried`` bytes of an unfinished line before it) and the new carry."""
     newlines = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
@@ -155,7 +175,7 @@ def open_input(path: str | os.PathLike[str], kind: str = "TREC") -> Input:
             return _from_stream(handle, name, None, kind)
         head = handle.read(_CHUNK)
         compressed = _kind(head)
-        if compressed is None:
+        if not _confirmed(compressed, handle):  # text (a run whose first query id is PAR1 included)
             longest, carried = _longest_line(head, 0)
             if max(longest, carried) > MAX_LINE_BYTES:
                 raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
@@ -171,6 +191,12 @@ def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> I
     """
     first = stream.read(_CHUNK)
     compressed = _kind(first[:262])
+    if size is None and compressed in ("parquet", "zip"):  # a pipe: its whole bytes say whether it is one
+        data = _read_bounded(stream, name, MAX_STREAM_BYTES, "a stream this long", first, check_lines=False)
+        if not _confirmed(compressed, io.BytesIO(bytes(data))):
+            if max(_longest_line(bytes(data), 0)) > MAX_LINE_BYTES:
+                raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
+            return Input(name, data=data)
     if compressed in _REFUSED:
         raise InputError(f"cannot be read as a {kind} file: {_REFUSED[compressed]}", name)
     if compressed is None:

@@ -101,14 +101,14 @@ class Pool:
             runs: A dict ``name -> run`` (a DataFrame with columns ``query_id, doc_id, score`` or
                 ``qid, docno, score``, a dict of dicts, an iterable of ``ir_measures.ScoredDoc``, or a run file
                 path); run files (plain or compressed), a directory or a glob of them, or a list of those. A file
-                holding one tag is one run named by its file name (less a compression suffix); a file holding
-                several tags is split into one run per tag.
+                is one run named by its file name (less a compression suffix), whatever its tag column says.
             teams: Optional mapping ``run name -> team``. S then counts teams and S_d the teams that retrieved
                 d, so a team's near-identical runs do not make its documents look common. A run not mapped is a
                 team of its own (with a :class:`~ir_rarity.errors.TeamNotice`). Also a leaderboard CSV:
                 ``(path, team_column)``, ``'path:team_column'`` or ``'path:run_column:team_column'`` (see
                 :func:`ir_rarity.pool.teams.read_teams`).
-            split_by_tag: Force (True) or forbid (False) splitting files into runs by their tag column.
+            split_by_tag: True splits every file into one run per tag (a file of several runs); by default a
+                file is one run.
             duplicates: ``"error"`` (default, as trec_eval) or ``"first"``.
             progress: Show a progress bar while reading many files.
             keep_depth: Keep only each run's top ``keep_depth`` documents per query, cut while the runs are read

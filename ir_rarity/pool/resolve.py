@@ -44,7 +44,7 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         teams: For runs read from files or a dict: S counts teams (see :meth:`Pool.from_runs`).
         duplicates: For runs: ``"error"`` or ``"first"``.
         keep_depth: For runs read from files: keep each run's top ``keep_depth`` documents only.
-        split_by_tag: For run files: split each file into runs by its tag column (True) or never (False).
+        split_by_tag: For run files: True splits each file into one run per tag; by default a file is one run.
         progress: Progress bar while reading many run files.
         cache: Reuse a campaign already resolved from the same unchanged files in this process.
 

@@ -1,9 +1,10 @@
 """Where runs come from: in-memory runs, TREC run files, folders, globs, or multi-run files.
 
 Each source is turned into ``(name, frame)`` pairs, frames having the columns ``query_id, doc_id, score``.
-Files are read two at a time. The naming rule, the same however many files are given: a file whose lines
-carry one tag is one run, named by its file name less a compression suffix; a file whose lines carry several
-tags is split into one run per tag, named by the tag.
+Files are read two at a time. The naming rule, the same however many files are given: a file is one run, named
+by its file name less a compression suffix, whatever its tag column says (trec_eval 10.0 reads a results file
+as one run and ignores the tag). ``split_by_tag=True`` (``--split-by-tag`` on the command line) is the only way
+to split a file of several runs into one run per tag, named by the tag.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 import stat
+import zipfile
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -58,14 +60,15 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
         return [path]
     if path.is_dir():
         try:
-            files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            entries = [p for p in path.iterdir() if not p.name.startswith(".")]
         except OSError as e:
             raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", text) from None
+        files = _regular_files(entries)
         if not files:
             raise InputError("directory holds no run files", text)
         return files
     if _GLOB_CHARS & set(text):
-        files = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+        files = _regular_files([Path(p) for p in glob.glob(text)])
         if not files:
             raise InputError("no file matches this pattern", text)
         return files
@@ -74,19 +77,48 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     return [path]
 
 
+def _regular_files(entries: Sequence[Path]) -> list[Path]:
+    """The regular files (or links to them) among a folder's or a glob's ``entries``, sorted; subfolders skipped.
+
+    Raises:
+        InputError: a broken symbolic link or an entry that cannot be examined, naming it (never skipped silently:
+            a run missing from a campaign changes every rarity value).
+
+    """
+    files = []
+    for p in entries:
+        try:
+            mode = p.stat().st_mode
+        except FileNotFoundError:
+            raise InputError("a broken symbolic link among the run files (its target does not exist)",
+                             os.fspath(p)) from None
+        except OSError as e:
+            raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", os.fspath(p)) from None
+        if stat.S_ISREG(mode):
+            files.append(p)
+    return sorted(files)
+
+
 def file_kind(path: str | os.PathLike[str]) -> str:
-    """``"pool"`` (a saved ``.npz``), ``"counts"`` (a parquet count table) or ``"runs"``, by the file's first bytes."""
+    """``"pool"`` (a saved ``.npz``), ``"counts"`` (a parquet count table) or ``"runs"``, by the file's bytes.
+
+    Four magic bytes are not enough (a run whose first query id is ``PAR1`` begins like a parquet file): a parquet
+    file also ends with ``PAR1`` (the footer magic of the Apache Parquet format) and a zip archive has a valid
+    end-of-central-directory record (``zipfile.is_zipfile``). Three small reads, whatever the file's size.
+    """
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
             return "runs"  # a pipe or device: never read ahead (its bytes would be gone for the reader)
         with open(path, "rb") as f:
             head = f.read(4)
+            if head == b"PAR1" and st.st_size >= 12:
+                f.seek(-4, os.SEEK_END)
+                return "counts" if f.read(4) == b"PAR1" else "runs"
+        if head == b"PK\x03\x04" and zipfile.is_zipfile(path):
+            return "pool"
     except OSError:
         return "runs"  # the run reader gives the error, naming the file
-    if head == b"PK\x03\x04":
-        return "pool"
-    if head == b"PAR1":
-        return "counts"
     return "runs"
 
 
@@ -141,10 +173,9 @@ def origin_of(files: Sequence[Path], kind: str) -> Origin:
 
 
 def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterator[tuple[str, pd.DataFrame]]:
-    """The naming rule: one tag -> one run named by the file; several tags -> one run per tag."""
+    """The naming rule: a file is one run named by the file; split by tag only when ``split_by_tag`` is True."""
     columns = ["query_id", "doc_id", "score"]
-    split = split_by_tag if split_by_tag is not None else frame["tag"].nunique() > 1
-    if not split:
+    if split_by_tag is not True:
         yield run_name_from_path(path), frame[columns]
         return
     for tag, part in frame.groupby("tag", sort=False):
@@ -179,9 +210,9 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
             * a mapping ``name -> run`` (DataFrame with ir_measures or PyTerrier columns, dict of dicts,
               iterable of ``ScoredDoc``, or a TREC run file path);
             * a TREC run file, a directory (every non-hidden file in it), a glob pattern, or a list of these:
-              each file follows the naming rule of this module.
-        split_by_tag: Override the naming rule: True splits every file by its tag column, False makes every
-            file one run named by its file name.
+              each file is one run named by its file name (the naming rule of this module).
+        split_by_tag: True splits every file into one run per tag, named by the tag (a file of several runs,
+            as TREC's gathered submissions); None or False (the default): every file is one run.
         progress: Show a progress bar while reading files (default: when there are 20 files or more and
             stderr is a terminal).
 

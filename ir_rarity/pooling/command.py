@@ -61,6 +61,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
     p.add_argument("--duplicates", choices=("error", "first"), default="error",
                    help="a document listed twice for a query: refuse the run (default) or keep the first")
+    p.add_argument("--split-by-tag", action="store_true",
+                   help="split each run file into one run per tag (a file of several runs); by default a file is "
+                        "one run named by its file name")
     p.set_defaults(func=run)
     return p
 
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     qrels = as_qrels_frame(args.qrels)
     team_map = read_teams(args.teams) if args.teams else None
     runs_spec: Any = args.runs[0] if len(args.runs) == 1 else list(args.runs)
-    pool = Pool.from_runs(runs_spec, teams=team_map, duplicates=args.duplicates)
+    pool = Pool.from_runs(runs_spec, teams=team_map, duplicates=args.duplicates, split_by_tag=args.split_by_tag)
     sim = simulate(pool, qrels, strategies, budgets, total=args.total, depth=depth, rel=args.rel,
                    seed=args.seed, progress=show)
     reuse = official = incomplete = None

@@ -84,7 +84,7 @@ def test_leave_one_team_out_by_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -
 def test_leave_one_team_out_on_round1(covid_qrels: pd.DataFrame) -> None:
     from ir_rarity import covid_round1
 
-    pool = Pool.from_runs(covid_round1.runs, teams=(covid_round1.leaderboard, "team"))
+    pool = Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=(covid_round1.leaderboard, "team"))
     got = campaign.leave_one_team_out(pool, covid_qrels, ["P_rare(alpha=0)@10", "P_rare@10"], 10,
                                       teams=["sabir", "GUIR_S2"])
     unique = campaign.unique_relevant(pool, covid_qrels, 10, by="team").counts

@@ -49,7 +49,7 @@ def test_eval_jsonl_matches_python_api(hand_files, expected):
 
 
 def test_eval_tsv_single_file_split_by_tag(hand_files, expected, multi_run_file):
-    result = run_cli("eval", hand_files["qrels"], multi_run_file, "-m", *MEASURES, "-p", "-1")
+    result = run_cli("eval", hand_files["qrels"], multi_run_file, "--split-by-tag", "-m", *MEASURES, "-p", "-1")
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(io.StringIO(result.stdout), sep="\t", index_col="run")
     assert list(table.columns) == MEASURES

@@ -22,7 +22,7 @@ MEASURES_PARSED = parse_measures(MEASURES)
 
 @pytest.fixture(scope="module")
 def team_pool() -> Pool:
-    return Pool.from_runs(covid_round1.runs, teams=(covid_round1.leaderboard, "team"))
+    return Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=(covid_round1.leaderboard, "team"))
 
 
 @pytest.mark.parametrize("team", ["sabir", "GUIR_S2", "udel_fang"])

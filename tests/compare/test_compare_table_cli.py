@@ -102,13 +102,14 @@ def test_teams_file_with_a_named_run_column(tmp_path):
     assert mapping["BBGhelani1"] == board.set_index("tag").loc["BBGhelani1", "team"]
     assert read_teams((path, "tag", "team")) == mapping
     with pytest.warns(TeamNotice, match=r"1 run\(s\) not in the team file.*run1"):
-        pool = Pool.from_runs(covid_round1.runs, teams=f"{path}:tag:team")
+        pool = Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=f"{path}:tag:team")
     assert pool.teams["run1"] == "run1"
     assert pool.num_systems == board[board["tag"] != "run1"]["team"].nunique() + 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        Pool.from_runs(covid_round1.runs, teams=(covid_round1.leaderboard, "team"))  # every run listed: silent
-    result = run_cli("eval", covid_round1.qrels, covid_round1.runs, "-m", "P_rare@100", "--teams",
+        # every run listed: silent
+        Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=(covid_round1.leaderboard, "team"))
+    result = run_cli("eval", covid_round1.qrels, covid_round1.runs, "--split-by-tag", "-m", "P_rare@100", "--teams",
                      f"{path}:tag:team")
     assert result.returncode == 0
     assert "ir-rarity: note: 1 run(s) not in the team file count as a team of their own each: run1" in result.stderr

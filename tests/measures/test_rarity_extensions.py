@@ -137,7 +137,7 @@ def test_round1_teams_from_the_leaderboard() -> None:
 
     board = covid_round1.leaderboard
     assert read_teams(f"{board}:team") == read_teams((board, "team"))
-    assert Pool.from_runs(covid_round1.runs, teams=(board, "team")).num_systems == 56
+    assert Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=(board, "team")).num_systems == 56
 
 
 def test_ndcg_rare_is_exported() -> None:

@@ -97,7 +97,7 @@ def test_members_scored_block_by_block_equal_one_pass(monkeypatch: pytest.Monkey
     import ir_rarity
     from ir_rarity.engine import evaluate as engine
 
-    pool = Pool.from_runs(ir_rarity.covid_round1.runs)
+    pool = Pool.from_runs(ir_rarity.covid_round1.runs, split_by_tag=True)
     measures = ["P_rare(alpha=0.5)@20", "AP_rare", "nDCG_rare(judged_only=True)@10", "R_rare@50", "ASL",
                 "ASL@g1-3", "U_novel@20", "P@10", "AP", "Bpref", "RR"]
     one_pass = pool.evaluate(ir_rarity.covid_round1.qrels, measures, by_query=True)

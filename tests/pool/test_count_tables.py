@@ -91,7 +91,8 @@ def test_cli_pool_export_loads_as_a_count_table(tmp_path: Path) -> None:
 
     out = tmp_path / "counts.parquet"
     done = subprocess.run([sys.executable, "-m", "ir_rarity", "pool", str(ir_rarity.covid_round1.runs),
-                           "--depth", "100", "--out", str(out)], capture_output=True, text=True, timeout=120)
+                           "--split-by-tag", "--depth", "100", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     table = CountTable.read_parquet(out)
     assert (table.num_systems, table.depth) == (143, 100) and len(table.to_frame()) > 0

@@ -24,7 +24,7 @@ MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "nDCG_rare@10", "R_rare@50",
 def round1_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The embedded round 1 (143 runs cut at depth 100) written as four gzipped files of several runs each."""
     folder = tmp_path_factory.mktemp("round1")
-    runs = list(iter_named_runs(ir_rarity.covid_round1.runs))
+    runs = list(iter_named_runs(ir_rarity.covid_round1.runs, split_by_tag=True))
     for k in range(4):
         with gzip.open(folder / f"part{k}.gz", "wt") as f:
             for name, frame in runs[k::4]:
@@ -36,14 +36,14 @@ def round1_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_local_cluster_equals_pool_evaluate(round1_files: Path) -> None:
     qrels = ir_rarity.read_trec_qrels(ir_rarity.covid_round1.qrels)
-    expected = Pool.from_runs(round1_files).evaluate(qrels, MEASURES).sort_index()
+    expected = Pool.from_runs(round1_files, split_by_tag=True).evaluate(qrels, MEASURES).sort_index()
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     with cluster, distributed.Client(cluster):
         table = evaluate_with_dask(round1_files, qrels, MEASURES, name_by="tag", npartitions=4)
         long = evaluate_with_dask(round1_files, qrels, MEASURES[:2], name_by="tag", npartitions=3, by_query=True)
     assert len(table) == 143
     pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
-    per_query = Pool.from_runs(round1_files).evaluate(qrels, MEASURES[:2], by_query=True)
+    per_query = Pool.from_runs(round1_files, split_by_tag=True).evaluate(qrels, MEASURES[:2], by_query=True)
     merged = per_query.merge(long, on=["run", "query_id", "measure"], suffixes=("", "_dask"))
     assert len(merged) == len(per_query) == 2 * 143 * 30
     assert (merged["value"] == merged["value_dask"]).all()

@@ -36,10 +36,12 @@ def test_file_list_directory_glob_and_gzip(hand_files: dict, hand_pool: Pool, tm
 def test_one_file_split_by_tag(hand_files: dict, hand_pool: Pool, tmp_path: Path) -> None:
     together = tmp_path / "all.trec"
     together.write_text("".join(hand_files[n].read_text() for n in "ABC"))
-    _same_pool(Pool.from_runs(together), hand_pool)
-    # Not split, the three runs are one run named by the file, which then lists d2 three times for q1.
-    with pytest.raises(DuplicateDocumentError, match=r"run 'all\.trec' lists document 'd2'"):
-        Pool.from_runs(together, split_by_tag=False)
+    _same_pool(Pool.from_runs(together, split_by_tag=True), hand_pool)
+    # Not split (the default, as trec_eval), the three runs are one run named by the file, which then lists d2
+    # three times for q1.
+    for split in (None, False):
+        with pytest.raises(DuplicateDocumentError, match=r"run 'all\.trec' lists document 'd2'"):
+            Pool.from_runs(together, split_by_tag=split)
 
 
 def test_dict_of_dataframes_iterables_and_dicts(hand_pool: Pool) -> None:
@@ -119,7 +121,7 @@ def test_embedded_data_files_exist() -> None:
 
 def test_keep_depth_gives_the_same_values_for_measures_within_it(covid_pool: Pool, covid_qrels: pd.DataFrame
                                                                   ) -> None:
-    cut = Pool.from_runs(ir_rarity.covid_round1.runs, keep_depth=50)
+    cut = Pool.from_runs(ir_rarity.covid_round1.runs, keep_depth=50, split_by_tag=True)
     assert len(cut) == 143
     assert (cut.run("BERT").groupby("query_id").size() <= 50).all()
     measures = ["P_rare(alpha=0.5)@50", "AP_rare@50", "P@10", "P_rare(depth=20)@50"]

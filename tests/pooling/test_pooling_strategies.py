@@ -175,7 +175,7 @@ def test_leave_one_team_out_in_a_pool_equals_a_recomputation(covid_qrels: pd.Dat
 
     board = pd.read_csv(covid_round1.leaderboard, dtype=str)
     board = board[board["team"].isin(list(dict.fromkeys(board["team"]))[:14])]  # 14 teams keep the test quick
-    full_pool = Pool.from_runs(covid_round1.runs)
+    full_pool = Pool.from_runs(covid_round1.runs, split_by_tag=True)
     covid_pool = Pool.from_runs({n: full_pool.run(n) for n in board["run"]},
                                 teams=dict(zip(board["run"], board["team"], strict=True)))
     sim = simulate(covid_pool, covid_qrels, ["depth"], [10], depth=10)

@@ -46,16 +46,22 @@ def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], w
 
 
 def as_id_strings(column: pd.Series, source: str, name: str) -> pd.Series:
-    """An id column as strings, by the one rule for ids given in frames.
+    """An id column as strings, by the one rule for ids given in frames, whatever scalar type holds them.
 
-    Ids are strings. Strings are kept as they are; integers are written in decimal; a float column holding whole
-    numbers (``1.0``, as pandas makes of an integer column with a missing value) is written as those integers
-    (``'1'``), so that a float, an integer and a string column name the same query or document; other floats as
-    Python writes them (``'1.5'``). A missing id (None, NaN, pd.NA, NaT) is an error naming the frame, the
-    column and the row.
+    trec_eval 10.0 reads query ids and docnos as text, so every id here becomes the text that names it:
+
+    * strings (``str``, ``numpy.str_``, pandas and Arrow string columns) are kept as they are;
+    * ``bytes`` (``numpy.bytes_``, ``bytearray``, Arrow binary) are decoded as UTF-8;
+    * integers (Python, numpy, pandas nullable) are written in decimal, booleans as ``True`` / ``False``;
+    * floats of every width that hold whole numbers are written as those integers (``1.0`` and
+      ``numpy.float32(1.0)`` -> ``'1'``, as pandas makes of an integer column with a missing value), so that a
+      float, an integer and a string column name the same query or document; other floats as Python writes
+      them (``'1.5'``, ``numpy.float32(0.1)`` -> ``'0.1'``).
 
     Raises:
-        InputError: a missing id.
+        InputError: a missing id (None, NaN, pd.NA, NaT), naming the frame, the column and the row; bytes that
+            are not UTF-8; or a value of any other type (an object, a date, a Decimal), naming the column and
+            the value's type.
 
     """
     if _may_miss(column) and len(missing := np.flatnonzero(column.isna().to_numpy())):
@@ -63,19 +69,40 @@ def as_id_strings(column: pd.Series, source: str, name: str) -> pd.Series:
         raise InputError(f"column {name!r} has a missing id at row {row} (index {short(column.index[row])})", source)
     if isinstance(column.dtype, pd.CategoricalDtype):
         column = column.astype(column.cat.categories.dtype)
-    if pd.api.types.is_float_dtype(column.dtype):
-        values = column.to_numpy(np.float64)
-        whole = np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 2.0**63)
-        text = values.astype(str).astype(object)
-        text[whole] = values[whole].astype(np.int64).astype(str)
-        return pd.Series(text, index=column.index, dtype=object)
-    if column.dtype == object:
+    dtype = column.dtype
+    if pd.api.types.is_float_dtype(dtype):
+        return _float_ids(column)
+    if pd.api.types.is_object_dtype(dtype):
         if pd.api.types.infer_dtype(column, skipna=False) == "string":
             return column
-        return column.map(_id_text)  # mixed Python objects: each by the same rule
-    if pd.api.types.is_string_dtype(column.dtype):
+        return column.map(lambda value: _id_text(value, source, name))  # Python objects: each by the same rule
+    if pd.api.types.is_string_dtype(dtype) and not _is_binary(dtype):
         return column  # already a string dtype: no copy needed (pandas copies on write)
-    return column.astype(str)
+    if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        return column.astype(str)
+    return column.astype(object).map(lambda value: _id_text(value, source, name))  # bytes, dates, ...: by value
+
+
+def _is_binary(dtype: object) -> bool:
+    """Whether ``dtype`` holds bytes (numpy ``S``, Arrow binary): pandas counts these as string dtypes."""
+    if getattr(dtype, "kind", None) == "S":
+        return True
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is None:
+        return False
+    import pyarrow as pa
+
+    return bool(pa.types.is_binary(arrow) or pa.types.is_large_binary(arrow) or pa.types.is_fixed_size_binary(arrow))
+
+
+def _float_ids(column: pd.Series) -> pd.Series:
+    """A float column's ids: whole numbers as integers, the others as the column's own type writes them."""
+    values = column.to_numpy(np.float64)
+    whole = np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 2.0**63)
+    text = np.empty(len(values), dtype=object)
+    text[whole] = values[whole].astype(np.int64).astype(str)
+    text[~whole] = [str(v) for v in column.to_numpy()[~whole]]
+    return pd.Series(text, index=column.index, dtype=object)
 
 
 def _may_miss(column: pd.Series) -> bool:
@@ -86,10 +113,27 @@ def _may_miss(column: pd.Series) -> bool:
     return bool(to_arrow().null_count)
 
 
-def _id_text(value: object) -> str:
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2.0**63:
+def _id_text(value: object, source: str, name: str) -> str:
+    """One id value as text by the rule of :func:`as_id_strings` (every scalar type of Python, numpy, pandas)."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"column {name!r} holds bytes that are not UTF-8 text ({short(bytes(value))})",
+                             source) from None
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
         return str(int(value))
-    return str(value)
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if np.isfinite(number) and number.is_integer() and abs(number) < 2.0**63:
+            return str(int(number))
+        return str(value)
+    raise InputError(f"column {name!r} holds an id of type {type(value).__name__} ({short(value)}): ids are "
+                     "strings, bytes (UTF-8), integers or floats", source)
 
 
 def _finish_run(columns: Mapping[str, pd.Series], source: str) -> pd.DataFrame:

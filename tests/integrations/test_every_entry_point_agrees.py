@@ -242,9 +242,12 @@ def test_one_naming_rule(campaign: dict[str, Path], tmp_path: Path) -> None:
     assert Pool.from_runs([single, campaign["copy"]]).names == ["new", "copy"]
     many = tmp_path / "many.trec"
     many.write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n1 Q0 c 1 2.0 y\n")
-    assert Pool.from_runs(many).names == ["x", "y"]
-    assert Pool.from_runs([many, single]).names == ["x", "y", "new"]
+    # a file is one run whatever its tags (as trec_eval 10.0); split by tag only when asked
+    assert Pool.from_runs(many).names == ["many.trec"]
+    assert Pool.from_runs([many, single]).names == ["many.trec", "new"]
     assert Pool.from_runs(many, split_by_tag=False).names == ["many.trec"]
+    assert Pool.from_runs(many, split_by_tag=True).names == ["x", "y"]
+    assert Pool.from_runs([many, single], split_by_tag=True).names == ["x", "y", "mine"]
 
 
 def test_one_way_to_name_a_pool(campaign: dict[str, Path]) -> None:

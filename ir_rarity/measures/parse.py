@@ -8,7 +8,6 @@ and turns a wrong type into a bare ``AssertionError``. Here each wrong value is 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,7 +35,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    return _is_int(value) or isinstance(value, float)  # the measure checks the range (alpha: >= 0 and finite)
 
 
 def _type_ok(info: ParamInfo, value: Any) -> bool:

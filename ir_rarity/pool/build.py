@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -266,13 +267,17 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str], np.ndarray]:
 
 
 def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:
-    """The sorted query-id vocabulary of all runs, and for each run the code in it of each of its own ids."""
+    """The sorted query-id vocabulary of all runs, and for each run the code in it of each of its own ids.
+
+    One hash of all runs' ids and one lookup, not a Python step per query (a run may hold 100,000s of them).
+    """
     import pyarrow as pa
 
-    ids = sorted(set().union(*(r.query_ids for r in runs)))  # Python orders str by code point: as UTF-8 bytes
-    position = {q: i for i, q in enumerate(ids)}
-    maps = [np.fromiter((position[q] for q in r.query_ids), dtype=np.int32, count=len(r.query_ids)) for r in runs]
-    return pd.Index(pa.array(ids, type=pa.large_string()).to_pandas()), maps
+    given = pd.Index(list(chain.from_iterable(r.query_ids for r in runs)), dtype=object)
+    ids = given.unique().sort_values()  # Python orders str by code point: as UTF-8 bytes
+    codes = ids.get_indexer(given).astype(np.int32)
+    maps = np.split(codes, np.cumsum([len(r.query_ids) for r in runs])[:-1])
+    return pd.Index(pa.array(ids.tolist(), type=pa.large_string()).to_pandas()), maps
 
 
 def _arrow_strings(values: pd.Series) -> Any:

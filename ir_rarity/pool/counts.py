@@ -104,8 +104,9 @@ class CountTable:
         counts = pd.to_numeric(frame["S_d"], errors="coerce")
         bad = counts.isna() | (counts < 1) | (counts > num_systems) | (counts != np.floor(counts))
         if bad.any():  # a listed pair was retrieved by some system: S_d = 0 is never stored
+            found = frame["S_d"][bad].iloc[0]
             raise InputError(f"S_d must be whole numbers in [1, S = {num_systems}], found "
-                             f"{frame['S_d'][bad].iloc[0]!r}")
+                             f"{found.item() if isinstance(found, np.generic) else found!r}")
         query, queries = pd.factorize(as_id_strings(frame["query_id"], "count table", "query_id"), sort=True)
         doc, docs = pd.factorize(as_id_strings(frame["doc_id"], "count table", "doc_id"), sort=True)
         self._queries, self._docs = pd.Index(queries), pd.Index(docs)

@@ -7,7 +7,10 @@ are then put together into the campaign's sorted docno vocabulary with one sort 
 also numbers the campaign's (query, docno) pairs in sorted order. Where all runs are encoded in one batch and
 every docno has one width at most 8 bytes past a prefix all share (CORD uids, numbered docnos), docnos are
 handled as 8-byte integers instead of strings (:func:`_keyed_runs`), hashed per query by pandas and sorted as
-integers; the vocabulary's strings are rebuilt from them.
+integers; the vocabulary's strings are rebuilt from them. A campaign of many tiny rankings (hundreds of
+thousands of queries of a few documents each) is encoded *flat* instead: each batch's docnos in one dictionary,
+the batches' dictionaries unified and sorted once, and the (query, docno) pairs numbered by one sort of their
+keys, so that no step loops over queries in Python (:meth:`DocEncoder._flush_flat`).
 
 Strings are ordered by their UTF-8 bytes (code-point order, as Python and pyarrow compare them; see
 :func:`~ir_rarity.engine.strings.string_order`).
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -103,6 +107,11 @@ class DocEncoder:
     MAX_BATCH_ROWS = 1 << 22
     HELD_BATCH_ROWS = 1 << 26
     IN_FLIGHT = 2
+    FLAT_MIN_BLOCKS = 1 << 12
+    """The first batch is encoded flat (and so every batch after it) when it holds at least this many (run,
+    query) blocks of fewer than ``FLAT_BLOCK_ROWS`` rows on average: per-query dictionaries would cost a
+    Python step and some objects per query for a handful of rows each."""
+    FLAT_BLOCK_ROWS = 32
 
     def __init__(self, held: bool = False) -> None:
         """Start with no runs; ``held``: the caller holds the runs' frames anyway (runs given in memory)."""
@@ -113,6 +122,8 @@ class DocEncoder:
         self._jobs: list[list[Future[dict[str, _Part]]]] = []
         self._worker: ThreadPoolExecutor | None = None
         self._keyed: tuple[bytes, int] | None = None  # (prefix, width) where docnos were encoded as keys
+        self._flat: bool | None = None  # decided at the first batch
+        self._flat_jobs: list[tuple[Future[tuple[Any, np.ndarray]], list[str], np.ndarray]] = []
 
     def __enter__(self) -> DocEncoder:
         return self
@@ -136,6 +147,13 @@ class DocEncoder:
         The last batch is encoded at once: one job on a worker, the other on this thread.
         """
         if not self._pending:
+            return
+        if self._flat is None:
+            blocks = sum(len(run.query_ids) for _, run in self._pending)
+            rows = sum(int(run.heads[-1]) for _, run in self._pending)
+            self._flat = blocks >= self.FLAT_MIN_BLOCKS and rows < self.FLAT_BLOCK_ROWS * blocks
+        if self._flat:
+            self._flush_flat()
             return
         keyed = _keyed_runs(self._pending) if last and not self._jobs else None  # the only batch
         if keyed is not None:
@@ -162,6 +180,57 @@ class DocEncoder:
         else:
             self._jobs.append([first, self._worker.submit(encode, halves[1])])
 
+    def _worker_pool(self) -> ThreadPoolExecutor:
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ir_rarity-encode")
+        return self._worker
+
+    def _flush_flat(self) -> None:
+        """Encode the waiting runs' docnos in one dictionary on a worker; keep each block's query id and length.
+
+        The batch's rows are, in order, those of its runs one after the other: where the campaign's arrays hold
+        them (runs are numbered in the order added).
+        """
+        import pyarrow as pa
+
+        runs = [run for _, run in self._pending]
+        chunks = [c for run in runs for c in chunks_of(run.docs)]
+        kind = pa.large_string() if any(c.type != chunks[0].type for c in chunks) else None
+        block_ids = list(chain.from_iterable(run.query_ids for run in runs))
+        lengths = np.concatenate([np.diff(run.heads) for run in runs]).astype(np.int64)
+        for run in runs:
+            run.docs = None
+        self._pending, self._rows = [], 0
+        if len(self._flat_jobs) >= self.IN_FLIGHT:  # bound the strings held: wait for an older batch
+            self._flat_jobs[-self.IN_FLIGHT][0].result()
+        job = self._worker_pool().submit(_encode_flat, [c.cast(kind) for c in chunks] if kind else chunks)
+        self._flat_jobs.append((job, block_ids, lengths))
+
+    def _finish_flat(self, queries: pd.Index, bounds: np.ndarray) -> EncodedDocs:
+        """:meth:`finish` of flat batches: unify and sort their dictionaries, then number the pairs by one sort."""
+        import pyarrow as pa
+
+        kind = pa.large_string()
+        done = [(job.result(), ids, lengths) for job, ids, lengths in self._flat_jobs]
+        self._flat_jobs = []
+        dictionaries = [d if d.type == kind else d.cast(kind) for (d, _), _, _ in done]
+        if len(dictionaries) == 1:
+            union, maps = dictionaries[0], [None]
+        else:
+            unified = pa.chunked_array(dictionaries, type=kind).dictionary_encode()
+            union = unified.chunk(unified.num_chunks - 1).dictionary
+            maps = [c.indices.to_numpy(zero_copy_only=False) for c in unified.chunks]
+        docs, entry_doc = distinct_sorted(union) if len(union) else (pa.array([], type=kind), np.zeros(0, np.int32))
+        doc = np.concatenate([entry_doc[codes if to_union is None else to_union[codes]]
+                              for ((_, codes), _, _), to_union in zip(done, maps, strict=True)]).astype(np.int32)
+        if len(doc) != int(bounds[-1]):
+            raise ValueError("flat docno batches do not cover the campaign's rows")
+        block_query = queries.get_indexer(pd.Index(list(chain.from_iterable(ids for _, ids, _ in done))))
+        query = np.repeat(block_query.astype(np.int32), np.concatenate([lengths for _, _, lengths in done]))
+        unique_keys, pair = np.unique(pair_keys(query, doc), return_inverse=True)
+        vocabulary = pd.Index(docs.to_pandas()) if len(docs) else pd.Index(pa.array([], type=kind).to_pandas())
+        return EncodedDocs(docs=vocabulary, doc=doc, pair=pair.reshape(-1).astype(np.int32), unique_keys=unique_keys)
+
     def finish(self, queries: pd.Index, bounds: np.ndarray, arrays: tuple[np.ndarray, ...] = ()) -> EncodedDocs:
         """Encode what is left, then code every row against the campaign's sorted vocabularies.
 
@@ -176,6 +245,8 @@ class DocEncoder:
         import pyarrow as pa
 
         self._flush(last=True)
+        if self._flat:
+            return self._finish_flat(queries, bounds)
         by_query: dict[str, list[_Part]] = {}
         for batch in self._jobs:
             for job in batch:
@@ -291,6 +362,17 @@ def _encode_queries(groups: dict[str, list[_Block]]) -> dict[str, _Part]:
         dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # the chunks share the whole dictionary
         out[qid] = _part(dictionary, codes.astype(np.int32, copy=False), blocks)
     return out
+
+
+def _encode_flat(chunks: list[Any]) -> tuple[Any, np.ndarray]:
+    """One dictionary of a flat batch's docnos and each row's code in it (int32)."""
+    import pyarrow as pa
+
+    if not chunks:
+        return pa.array([], type=pa.large_string()), np.zeros(0, dtype=np.int32)
+    encoded = pa.chunked_array(chunks).dictionary_encode()
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    return encoded.chunk(encoded.num_chunks - 1).dictionary, codes.astype(np.int32, copy=False)
 
 
 def _part(dictionary: Any, codes: np.ndarray, blocks: list[_Block]) -> _Part:

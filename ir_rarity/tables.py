@@ -11,6 +11,9 @@ from typing import Any
 
 import pandas as pd
 
+from ir_rarity.errors import InputError
+from ir_rarity.io.raw import short
+
 __all__ = ["FORMATS", "Cell", "render", "render_frame"]
 
 Cell = tuple[int, int]
@@ -31,9 +34,6 @@ def _check_tsv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     for j, name in enumerate(columns):
         for text in (name, *(row[j] for row in rows)):
             if isinstance(text, str) and any(c in text for c in _BREAKS):
-                from ir_rarity.errors import InputError
-                from ir_rarity.io.raw import short
-
                 what = f"the column name {short(name)}" if text is name else f"the {name} {short(text)}"
                 raise InputError(f"cannot write {what} as tsv: it holds a tab or a line break, which would shift "
                                  "the columns; rename it, or choose the csv or jsonl format (quoted)")

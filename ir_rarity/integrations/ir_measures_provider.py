@@ -22,6 +22,7 @@ from ir_measures import Metric
 from ir_measures.providers.base import Evaluator, Provider
 
 from ir_rarity.measures.base import RarityMeasure
+from ir_rarity.measures.parse import check_params
 from ir_rarity.pool.context import active_pool, require_pool
 
 if TYPE_CHECKING:
@@ -98,8 +99,6 @@ class RarityProvider(Provider):
         """True for ir_rarity measures (after checking their parameters)."""
         if not isinstance(measure, RarityMeasure):  # every ir_rarity measure has an engine kernel
             return False
-        from ir_rarity.measures.parse import check_params
-
         check_params(measure)  # strictly: depth=True is not an integer
         return True
 

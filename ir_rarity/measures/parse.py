@@ -84,7 +84,7 @@ def check_params(measure: ir_measures.Measure) -> ir_measures.Measure:
         if value is _NOT_PROVIDED:
             if info.required:
                 at = f" (write {name}@k)" if param == measure.AT_PARAM else f" (e.g. {name}({param}=...))"
-                raise ParameterError(f"{name}: the parameter {param} is required{at}")
+                raise ParameterError(f"{name}: parameter {param!r} is required{at}")
         elif not (value is None and info.default is None):
             _check_value(param, name, info, value)
             if info.dtype is float and _is_int(value):

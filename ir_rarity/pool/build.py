@@ -188,7 +188,7 @@ class _TakenRun:
 
     def blocks(self) -> QueryBlocks:
         """The run's docnos for the encoder (which takes them over)."""
-        block_ids = [self.query_ids[c] for c in self.query[self.heads[:-1]].tolist()]
+        block_ids = np.asarray(self.query_ids, dtype=object)[self.query[self.heads[:-1]]].tolist()  # no Python loop
         blocks = QueryBlocks(query_ids=block_ids, heads=self.heads, docs=self.docs)
         self.docs = None
         return blocks

@@ -27,8 +27,8 @@ from ir_rarity.io.frames import as_run_frame
 from ir_rarity.io.trec import read_trec_run
 from ir_rarity.progress import progress as bar
 
-__all__ = ["Origin", "expand_run_paths", "file_kind", "file_signature", "iter_named_runs", "iter_run_files",
-           "origin_of", "path_specs", "run_files", "run_name_from_path"]
+__all__ = ["MAX_RUNS_PER_FILE", "Origin", "expand_run_paths", "file_kind", "file_signature", "iter_named_runs",
+           "iter_run_files", "origin_of", "path_specs", "run_files", "run_name_from_path"]
 
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _GLOB_CHARS = set("*?[")
@@ -172,12 +172,27 @@ def origin_of(files: Sequence[Path], kind: str) -> Origin:
     return Origin(kind, file_signature(files))
 
 
+MAX_RUNS_PER_FILE = 10_000
+"""The most runs one file may be split into by its tag column (``split_by_tag=True``). A campaign file holds tens
+to hundreds of runs (TREC-COVID round 1: 143); a file with more distinct tags than this is refused before it is
+split, since every run costs memory and time of its own."""
+
+
 def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterator[tuple[str, pd.DataFrame]]:
-    """The naming rule: a file is one run named by the file; split by tag only when ``split_by_tag`` is True."""
+    """The naming rule: a file is one run named by the file; split by tag only when ``split_by_tag`` is True.
+
+    Raises:
+        InputError: with ``split_by_tag``, a file of more than :data:`MAX_RUNS_PER_FILE` distinct tags.
+
+    """
     columns = ["query_id", "doc_id", "score"]
     if split_by_tag is not True:
         yield run_name_from_path(path), frame[columns]
         return
+    n_tags = frame["tag"].nunique()
+    if n_tags > MAX_RUNS_PER_FILE:
+        raise InputError(f"--split-by-tag would split this file into {n_tags:,} runs (at most "
+                         f"{MAX_RUNS_PER_FILE:,}): its tag column does not name runs; read it as one run", str(path))
     for tag, part in frame.groupby("tag", sort=False):
         yield str(tag), part[columns].reset_index(drop=True)
 

@@ -148,3 +148,21 @@ def test_an_entry_that_cannot_be_examined_is_an_error_naming_it(tmp_path: Path,
     monkeypatch.setattr(Path, "stat", stat)
     with pytest.raises(InputError, match=r"runs/C\.run: cannot be read \(Permission denied\)"):
         Pool.from_runs(folder)
+
+
+def test_a_file_of_too_many_tags_is_refused_before_it_is_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import ir_rarity.pool.sources as sources
+    from ir_rarity.cli import main
+
+    monkeypatch.setattr(sources, "MAX_RUNS_PER_FILE", 3)
+    run = tmp_path / "tags.run"
+    run.write_text("".join(f"q1 Q0 d{i} 1 1.0 tag{i}\n" for i in range(4)))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    with pytest.raises(InputError, match=r"into 4 runs \(at most 3\)"):
+        Pool.from_runs(run, split_by_tag=True)
+    assert main(["eval", str(qrels), str(run), "--split-by-tag", "-m", "P@1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ir-rarity: error:") and "tags.run" in err[0]
+    assert len(Pool.from_runs(run)) == 1  # read as what it is: one run

@@ -97,6 +97,8 @@ def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, t
     delimiter = _sniff_delimiter(head[len(_BOM):] if head.startswith(_BOM) else head, n_fields)
     if delimiter is None or not _no_other_whitespace(raw, delimiter.encode()):
         return None
+    if b"0x" in raw or b"0X" in raw:  # pyarrow reads hexadecimal integers ("0x10" = 16); the fallback refuses them
+        return None
     types = {f"f{i}": columns[i][1] if i in columns else pa.string() for i in range(n_fields)}
     try:
         table = pcsv.read_csv(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ir_rarity.engine.contract import Campaign
@@ -54,6 +55,9 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
 
     """
     if isinstance(spec, (Pool, CountTable, Campaign)):
+        if teams is not None:
+            raise InputError(f"teams apply to runs being pooled; {spec!r} has its S already: build the pool with "
+                             "teams (Pool.from_runs(runs, teams=...)) or give the runs")
         return spec
     if isinstance(spec, Mapping):
         return Pool.from_runs(spec, teams=teams, duplicates=duplicates, keep_depth=keep_depth, progress=progress)
@@ -62,14 +66,7 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         raise InputError(f"cannot name a pool with a {type(spec).__name__}: give run files, a folder, a glob, a "
                          "saved pool (.npz), a count table (.parquet), a dict of runs or a Pool")
     files = run_files(specs)
-    kinds = {file_kind(p) for p in files}
-    if kinds - {"runs"} and len(files) > 1:
-        raise InputError("a saved pool (.npz) or count table (.parquet) names a whole campaign: give it alone, "
-                         "not with run files", os.fspath(specs[0]))
-    kind = kinds.pop()
-    if kind != "runs" and teams is not None:
-        raise InputError("teams apply to runs being pooled; a saved pool or count table has its S already",
-                         os.fspath(files[0]))
+    kind = _kind_of(files, teams)
     key = (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag)
     if cache and key in _CACHE:
         return _CACHE[key]
@@ -84,6 +81,24 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
     if cache:
         _CACHE[key] = campaign
     return campaign
+
+
+def _kind_of(files: list[Path], teams: Any) -> str:
+    """What ``files`` hold together: ``"runs"``, or one saved ``"pool"`` or ``"counts"`` table given alone.
+
+    Raises:
+        InputError: a saved pool or count table given with other files, or with teams (their S is fixed).
+
+    """
+    kinds = {file_kind(p) for p in files}
+    if kinds - {"runs"} and len(files) > 1:
+        raise InputError("a saved pool (.npz) or count table (.parquet) names a whole campaign: give it alone, "
+                         "not with run files", os.fspath(files[0]))
+    kind = kinds.pop()
+    if kind != "runs" and teams is not None:
+        raise InputError("teams apply to runs being pooled; a saved pool or count table has its S already",
+                         os.fspath(files[0]))
+    return kind
 
 
 def clear_cache() -> None:

@@ -56,7 +56,7 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     """
     text = os.fspath(spec)
     path = Path(text)
-    if text == "-":  # standard input
+    if text == "-" or path.is_file():  # standard input, or a file (even one whose name holds glob characters)
         return [path]
     if path.is_dir():
         try:

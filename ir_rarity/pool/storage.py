@@ -276,7 +276,8 @@ def _check_rankings(e: EncodedRuns) -> None:
     expected[1:] = np.where(same, rank[:-1].astype(np.int64) + 1, 0)
     if rank[0] != 0 or not np.array_equal(rank, expected):
         raise _Invalid("ranks are not 0, 1, 2, ... within each (run, query)")
-    score = e.score.astype(np.float32)  # trec_eval compares scores as C floats
+    with np.errstate(over="ignore"):  # scores beyond float32's range become +-inf, as trec_eval's C floats
+        score = e.score.astype(np.float32)  # trec_eval compares scores as C floats
     higher = score[1:] > score[:-1]
     tie = score[1:] == score[:-1]
     doc = e.doc.astype(np.int64)

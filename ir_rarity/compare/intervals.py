@@ -4,11 +4,15 @@ The intervals are those of :mod:`ir_rarity.stats.intervals` (a percentile bootst
 Tibshirani, Chapman & Hall 1993, or Student's t-interval, Biometrika 1908). A measure that
 :func:`skips undefined queries <ir_rarity.engine.aggregate.skips_undefined>` (ASL) is averaged over the queries
 with a value, in every resample as in the table.
+
+Given the query ids, the queries are put in natural order of their ids
+(:func:`ir_rarity.stats.scores.natural_order`) before any seeded draw, so the result does not depend on the order
+the data came in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +21,7 @@ from ir_measures import Measure
 
 from ir_rarity.engine.aggregate import skips_undefined
 from ir_rarity.errors import ParameterError
-from ir_rarity.stats import INTERVALS, bootstrap_interval, t_interval
+from ir_rarity.stats import INTERVALS, bootstrap_interval, natural_order, t_interval
 
 __all__ = ["add_intervals", "interval_columns"]
 
@@ -28,8 +32,13 @@ def interval_columns(measure: Measure) -> tuple[str, str]:
 
 
 def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: Sequence[Any], level: float,
-                  method: str = "bootstrap", resamples: int = 10_000, seed: int | None = 0) -> pd.DataFrame:
+                  method: str = "bootstrap", resamples: int = 10_000, seed: int | None = 0,
+                  query_ids: Iterable[Any] | None = None) -> pd.DataFrame:
     """``table`` (one row per run, in the order of the matrices' rows) with interval bound columns after each measure.
+
+    With ``query_ids`` the queries are put in natural order of their ids before any seeded draw, so the result does
+    not depend on the order the data came in; without them the matrices' columns are resampled in the order given
+    (the caller orders them).
 
     Args:
         table: One row per run, one column per measure (``str(measure)``), as ``Evaluation.table()``.
@@ -39,6 +48,7 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
         method: ``"bootstrap"`` or ``"t"``.
         resamples: Bootstrap resamples.
         seed: Bootstrap seed.
+        query_ids: The ids of the matrices' columns (e.g. ``Evaluation.query_ids``), or None.
 
     Returns:
         A new table; ``attrs["interval"]`` records the method, level, resamples and seed.
@@ -47,10 +57,13 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
     if method not in INTERVALS:
         raise ParameterError(f"unknown interval method {method!r}; choose from {', '.join(INTERVALS)}")
     out = table.copy()
+    order = None if query_ids is None else natural_order(query_ids)
     for m in measures:
         skip = skips_undefined(m)
         if method == "bootstrap":
-            low, high = bootstrap_interval(values[m], level, resamples, seed, skip)
+            matrix = np.asarray(values[m], dtype=float)
+            low, high = bootstrap_interval(matrix if order is None else matrix[:, order], level, resamples, seed,
+                                           skip)
         else:
             low, high = t_interval(values[m], level, skip)
         at = out.columns.get_loc(str(m)) + 1

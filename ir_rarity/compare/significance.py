@@ -9,7 +9,9 @@ queries without relevant documents, is left out of that pair only) and tests the
 * ``"randomization"``: Fisher's paired randomization test (Smucker, Allan & Carterette, CIKM 2007), seeded and
   vectorized over pairs and permutations.
 
-All tests are two-sided. The p-values of one measure form one family, corrected by
+Given the query ids, the queries are put in natural order of their ids
+(:func:`ir_rarity.stats.scores.natural_order`) before any seeded draw, so a randomization p-value does not depend
+on the order the data came in. All tests are two-sided. The p-values of one measure form one family, corrected by
 :func:`ir_rarity.stats.corrections.correct` (statsmodels' ``multipletests``: ``bonferroni``, ``holm``,
 ``fdr_bh``...). Every count is direction-aware: for a lower-is-better measure (ASL) a run is *better* on a query
 where its value is lower.
@@ -17,7 +19,7 @@ where its value is lower.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,7 @@ import pandas as pd
 from ir_rarity.compare.names import TEST_NAMES
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better
-from ir_rarity.stats import PairTest, correct, paired_pvalues
+from ir_rarity.stats import PairTest, correct, natural_order, paired_pvalues
 
 __all__ = ["TEST_NAMES", "compare_values", "comparison_pairs"]
 
@@ -60,8 +62,8 @@ def comparison_pairs(names: Sequence[str], baselines: Sequence[str] | None = Non
 
 def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], baselines: Sequence[str] | None = None,
                    *, all_pairs: bool = False, test: str | PairTest = "t", correction: str | None = None,
-                   alpha: float = 0.05, trials: int = 10_000, seed: int | np.random.Generator | None = 0
-                   ) -> pd.DataFrame:
+                   alpha: float = 0.05, trials: int = 10_000, seed: int | np.random.Generator | None = 0,
+                   query_ids: Iterable[Any] | None = None) -> pd.DataFrame:
     r"""Test runs against baselines (or all pairs) on every measure; one row per measure and pair.
 
     For each measure, each pair ``(run, reference)`` is tested on its common queries (see
@@ -69,7 +71,9 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
     (:func:`ir_rarity.stats.corrections.correct`). With the oriented differences
     :math:`\delta_q = \pm(s_{\text{run},q} - s_{\text{reference},q})` (the sign making positive mean *better*,
     lower for ASL), ``better`` and ``worse`` count the queries with :math:`\delta_q > 0` and :math:`\delta_q < 0`,
-    and ``run_better`` says whether :math:`\sum_q \delta_q > 0`.
+    and ``run_better`` says whether :math:`\sum_q \delta_q > 0`. With ``query_ids`` the queries are put in natural
+    order of their ids before any seeded draw, so the result does not depend on the order the data came in;
+    without them the matrices' columns are used in the order given (the caller orders them).
 
     Args:
         values: Measure -> runs x queries matrix (rows in the order of ``names``).
@@ -81,6 +85,7 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
         alpha: Significance level.
         trials: Random sign vectors of the randomization test.
         seed: Its seed.
+        query_ids: The ids of the matrices' columns (e.g. ``Evaluation.query_ids``), or None.
 
     Returns:
         Columns ``measure, run, reference, queries, better, worse, ties, difference`` (mean of the oriented
@@ -92,8 +97,11 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
     position = {str(n): i for i, n in enumerate(names)}
     index = np.array([(position[a], position[b]) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
     parts = []
-    for measure, matrix in values.items():
-        matrix = np.asarray(matrix, dtype=float)
+    order = None if query_ids is None else natural_order(query_ids)
+    for measure, given in values.items():
+        matrix = np.asarray(given, dtype=float)
+        if order is not None:
+            matrix = matrix[:, order]
         sign = 1.0 if higher_is_better(measure) else -1.0
         delta = sign * (matrix[index[:, 0]] - matrix[index[:, 1]])
         common = ~np.isnan(delta)

@@ -13,7 +13,9 @@ changed campaign (:class:`~ir_rarity.engine.weighted.WeightedCampaign`):
 * **Bootstrap over teams** (runs, for a pool without teams): ``resamples`` campaigns, each drawing the pool's
   :math:`T` teams with replacement (multinomial weights, a team drawn twice counts twice in S and S_d); the
   interval is the :math:`(1 \pm \text{level})/2` percentiles of each run's score and rank (for ranks, the drawn
-  ranks at or just outside them). Seeded.
+  ranks at or just outside them). Seeded; the teams are put in natural order of their names
+  (:func:`ir_rarity.stats.scores.natural_order`) before the seeded draw, so the result does not depend on the
+  order the runs came in.
 
 Ranks are competition ranks (1 = best, ties share the best rank), in the measure's own direction.
 """
@@ -36,6 +38,7 @@ from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 from ir_rarity.progress import counter
+from ir_rarity.stats import natural_order
 
 __all__ = ["COMPOSITION_COLUMNS", "composition", "depends_on_pool", "ranks"]
 
@@ -66,7 +69,8 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
         measures: Measures; those that do not depend on the pool are refused.
         resamples: Bootstrap campaigns (0: no bootstrap).
         level: Confidence level of the bootstrap intervals.
-        seed: Seed or generator of the bootstrap.
+        seed: Seed or generator of the bootstrap (teams are put in natural order of their names before the draw,
+            so the result does not depend on the order the runs came in).
         leave_one_out: Compute the leave-one-team-out ranges.
 
     Returns:
@@ -94,8 +98,7 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
     weights: list[np.ndarray] = []
     if leave_one_out:
         weights += [1.0 - np.eye(n_sys)[t] for t in range(n_sys)]
-    rng = np.random.default_rng(seed)
-    weights += list(rng.multinomial(n_sys, np.full(n_sys, 1.0 / n_sys), size=resamples).astype(float))
+    weights += list(_team_draws(campaign.system_names, resamples, seed))
     all_weights = [np.ones(n_sys), *weights]
     scores = _means_under(campaign, all_weights, measure_list, n_runs)
     out = pd.DataFrame({"team": [campaign.system_names[s] for s in campaign.run_system]},
@@ -114,6 +117,15 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
     out.attrs.update({"pool": info.as_dict(), "describe": info.describe(), "resamples": resamples, "level": level,
                       "seed": seed if isinstance(seed, int) else None, "left_out": info.systems})
     return out
+
+
+def _team_draws(teams: Sequence[str], resamples: int, seed: int | np.random.Generator | None) -> np.ndarray:
+    """Resamples x teams multinomial weights (teams drawn with replacement), drawn in natural order of the names."""
+    n_sys = len(teams)
+    drawn = np.random.default_rng(seed).multinomial(n_sys, np.full(n_sys, 1.0 / n_sys), size=resamples)
+    weights = np.empty((resamples, n_sys))
+    weights[:, natural_order(teams)] = drawn  # column k of the draw is the k-th team in natural order
+    return weights
 
 
 def _means_under(campaign: WeightedCampaign, weightings: list[np.ndarray], measures: list[Any], n_runs: int

@@ -46,6 +46,7 @@ import pandas as pd
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.stats import (
     check_scores,
+    in_natural_order,
     paired_differences,
     paired_t_pvalues,
     paper_hsd,
@@ -163,7 +164,9 @@ def discriminative_power(
     runs statsmodels' ``pairwise_tukeyhsd`` separately on each pair, treating the two runs' per-query scores
     as two independent groups, and counts ``reject``.
 
-    The methods differ in pairing, in error control and in how they treat missing scores; see the module.
+    The methods differ in pairing, in error control and in how they treat missing scores; see the module. Queries
+    are put in natural order of their ids (:func:`ir_rarity.stats.scores.natural_order`) before any seeded draw
+    (the randomization test's signs), so the result does not depend on the order the data came in.
 
     Args:
         scores: Runs x queries per-query scores (index = run names, columns = query ids), e.g.
@@ -191,7 +194,7 @@ def discriminative_power(
     if method == "randomization" and trials < 1:
         raise ParameterError(f"trials must be >= 1, got {trials}")
     frame = check_scores(scores)
-    values = frame.to_numpy(dtype=float)
+    values = in_natural_order(frame).to_numpy(dtype=float)
     pvals, reject = _TESTS[method](values, alpha, trials, seed)
     if reject is None:
         with np.errstate(invalid="ignore"):

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.errors import ParameterError
-from ir_rarity.stats import BLOCK_ELEMENTS, check_scores, direction_of
+from ir_rarity.stats import BLOCK_ELEMENTS, check_scores, direction_of, in_natural_order
 
 __all__ = ["StabilityResult", "stability"]
 
@@ -160,7 +160,9 @@ def stability(
     ("one system outperforms another in 700/1000 trials, yielding a stability score of 0.7"). The score is in
     [0, 1]; it is at least 0.5 when no comparison is a tie (e.g. ``fuzziness=0`` with distinct means), and
     ties lower it. Implementation: a trials x queries 0/1 selection matrix times the queries x runs score
-    matrix gives all subset means at once; pairs are compared by broadcasting, in blocks of trials.
+    matrix gives all subset means at once; pairs are compared by broadcasting, in blocks of trials. Queries are put
+    in natural order of their ids (:func:`ir_rarity.stats.scores.natural_order`) before any seeded draw, so the
+    result does not depend on the order the data came in.
 
     Args:
         scores: Runs x queries per-query scores (index = run names, columns = query ids), e.g.
@@ -183,7 +185,7 @@ def stability(
 
     """
     frame = check_scores(scores)
-    values = frame.to_numpy(dtype=float)
+    values = in_natural_order(frame).to_numpy(dtype=float)
     topics = _checked_topics(values.shape[1], topics, trials, fuzziness)
     means = _subset_means(values, topics, trials, np.random.default_rng(seed))
     if not direction_of(scores, higher_is_better):

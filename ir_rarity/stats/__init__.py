@@ -1,6 +1,7 @@
 """The statistics of ir_rarity, one concern per module, shared by comparisons, meta-evaluation and pooling.
 
-* :mod:`~ir_rarity.stats.scores`: runs x queries score tables (validation, run means, moments, direction);
+* :mod:`~ir_rarity.stats.scores`: runs x queries score tables (validation, run means, moments, direction, the
+  natural order of query ids that seeded resampling applies first);
 * :mod:`~ir_rarity.stats.correlation`: Kendall's tau-b (Kendall, Biometrika 1945) and tau_AP (Yilmaz, Aslam &
   Robertson, SIGIR 2008) between system rankings;
 * :mod:`~ir_rarity.stats.paired`: paired t, Wilcoxon and randomization tests and the two-sample t-test,
@@ -32,7 +33,15 @@ if TYPE_CHECKING:
         two_sample_t_pvalues,
         wilcoxon_pvalues,
     )
-    from ir_rarity.stats.scores import BLOCK_ELEMENTS, check_scores, direction_of, group_moments, run_means
+    from ir_rarity.stats.scores import (
+        BLOCK_ELEMENTS,
+        check_scores,
+        direction_of,
+        group_moments,
+        in_natural_order,
+        natural_order,
+        run_means,
+    )
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -45,8 +54,10 @@ __all__ = [
     "correct",
     "direction_of",
     "group_moments",
+    "in_natural_order",
     "kendall_tau",
     "kendall_tau_b",
+    "natural_order",
     "paired_differences",
     "paired_pvalues",
     "paired_t_pvalues",
@@ -69,7 +80,8 @@ _MODULES = {
     "ir_rarity.stats.names": ("CORRECTIONS", "INTERVALS", "TESTS"),
     "ir_rarity.stats.paired": ("PairTest", "paired_differences", "paired_pvalues", "paired_t_pvalues",
                                "randomization_pvalues", "two_sample_t_pvalues", "wilcoxon_pvalues"),
-    "ir_rarity.stats.scores": ("BLOCK_ELEMENTS", "check_scores", "direction_of", "group_moments", "run_means"),
+    "ir_rarity.stats.scores": ("BLOCK_ELEMENTS", "check_scores", "direction_of", "group_moments",
+                               "in_natural_order", "natural_order", "run_means"),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, {name: module for module, names in _MODULES.items()

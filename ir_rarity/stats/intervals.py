@@ -11,6 +11,11 @@ mean itself (as for Atomized Search Length).
   :func:`scipy.stats.bootstrap` with ``method="percentile"`` and the same generator, so the two agree.
 * **t-interval** (Student, "The probable error of a mean", Biometrika 1908):
   :math:`\bar x \pm t_{(1 + \text{level})/2,\, n - 1}\, s / \sqrt n` over the run's ``n`` queries with a value.
+
+The bootstrap draws query *positions*: given an array without ids it keeps the queries in the order given, and
+the caller puts them in a canonical order first (:func:`ir_rarity.stats.scores.natural_order`; the campaign
+table's :func:`ir_rarity.compare.intervals.add_intervals` does), so the same data in another column order gives
+the same interval.
 """
 
 from __future__ import annotations
@@ -64,8 +69,12 @@ def bootstrap_interval(values: np.ndarray, level: float = 0.95, resamples: int =
     the same draws for every run), the interval is :math:`[P_{(1 - \text{level})/2}, P_{(1 + \text{level})/2}]`
     of :math:`\{\bar x^{*b}_r\}_b` (Efron & Tibshirani, Chapman & Hall 1993, ch. 13).
 
+    The draws are positions of the queries, taken in the order given: the caller puts the columns in a canonical
+    order first (``values[:, natural_order(query_ids)]``, :func:`ir_rarity.stats.scores.natural_order`) for an
+    interval that does not depend on the order the data came in.
+
     Args:
-        values: Runs x queries per-query values.
+        values: Runs x queries per-query values, queries in the caller's (canonical) order.
         level: Confidence level, e.g. 0.95.
         resamples: Number of bootstrap resamples of the queries.
         seed: Seed or generator; the same seed gives the same intervals.

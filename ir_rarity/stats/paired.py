@@ -16,6 +16,12 @@ for queries without relevant documents, is left out of that pair only), through 
 :func:`two_sample_t_pvalues` is the unpaired pooled-variance two-sample t-test for every pair of runs, the test
 of the discriminative power analysis of Türkmen, Lease & Kutlu (ECIR 2023, Section 4.3). Every test is
 two-sided.
+
+The randomization test draws one sign per query *position*: these functions receive arrays without ids and keep
+the queries in the order given, so the caller puts them in a canonical order first
+(:func:`ir_rarity.stats.scores.natural_order`, as :func:`ir_rarity.compare.significance.compare_values` and
+:func:`ir_rarity.meta.discriminative.discriminative_power` do) for p-values that do not depend on the order the
+data came in.
 """
 
 from __future__ import annotations
@@ -134,8 +140,13 @@ def randomization_pvalues(diffs: np.ndarray, trials: int = 10_000,
     contributes nothing to its pair's sums (it is left out of that pair only). Computed as one matrix product per
     block of pairs.
 
+    The signs are drawn by query position, in the order given: the caller puts the queries in a canonical order
+    first (:func:`ir_rarity.stats.scores.natural_order` of their ids) for p-values that do not depend on the order
+    the data came in.
+
     Args:
-        diffs: Pairs x queries per-query differences (NaN where either run has no value).
+        diffs: Pairs x queries per-query differences (NaN where either run has no value), queries in the
+            caller's (canonical) order.
         trials: Number of random sign vectors.
         seed: Seed or :class:`numpy.random.Generator`.
 
@@ -207,7 +218,8 @@ def paired_pvalues(values: np.ndarray, pairs: np.ndarray, test: str | PairTest =
     CIKM 2007); a callable is given the two runs' values on those queries.
 
     Args:
-        values: Runs x queries per-query values (NaN: no value).
+        values: Runs x queries per-query values (NaN: no value), queries in the caller's (canonical) order: the
+            randomization test draws its signs by position (see :func:`randomization_pvalues`).
         pairs: ``(k, 2)`` row indices ``(run, reference)``.
         test: ``"t"``, ``"wilcoxon"``, ``"randomization"`` or a callable like :func:`scipy.stats.ttest_rel`.
         trials: Random sign vectors of the randomization test.

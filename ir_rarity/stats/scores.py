@@ -5,10 +5,16 @@ Every statistic of :mod:`ir_rarity.stats` that orders or compares systems reads 
 as :meth:`ir_rarity.Evaluation.matrix` gives them, or as the underlying ``(runs, queries)`` array. Missing values
 (NaN, e.g. Atomized Search Length on a query without relevant documents) are allowed; each function says how it
 treats them.
+
+Seeded resampling (bootstrap intervals, randomization tests, topic subsets) draws by query *position*, so it is
+made order-free by :func:`natural_order`: every function that receives query ids puts the queries in natural
+order of their ids before any seeded draw.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -16,10 +22,47 @@ import pandas as pd
 
 from ir_rarity.errors import InputError
 
-__all__ = ["BLOCK_ELEMENTS", "check_scores", "direction_of", "group_moments", "run_means"]
+__all__ = ["BLOCK_ELEMENTS", "check_scores", "direction_of", "group_moments", "in_natural_order", "natural_order",
+           "run_means"]
 
 BLOCK_ELEMENTS = 4_000_000
 """Upper bound on the float64 elements of one intermediate block of a vectorized statistic (about 32 MB)."""
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def _natural_key(text: str) -> tuple[tuple[tuple[int, int, str], ...], str]:
+    """Runs of ASCII digits by value before text, piece by piece; the id itself breaks ties ("01" vs "1")."""
+    pieces = tuple((0, int(piece), "") if i % 2 else (1, 0, piece)
+                   for i, piece in enumerate(_DIGITS.split(text)) if piece)
+    return pieces, text
+
+
+def natural_order(ids: Iterable[Any]) -> np.ndarray:
+    """Positions that put ids in natural order: ``"1" < "2" < "10"``, ``"q2" < "q10"``, numbers before text.
+
+    Each id (as ``str``) is split into runs of digits and of other characters, compared piece by piece: a run of
+    digits by its value and before any text, text by its characters; an id that is a prefix of another comes
+    first, and ids equal so far (``"01"`` and ``"1"``) are ordered by their text. The order is total, so the
+    same set of ids gives the same order whatever order it came in. Seeded resampling over queries applies it
+    first (``values[:, natural_order(query_ids)]``), so that its result does not depend on the order the data
+    came in.
+
+    Args:
+        ids: Query (or team) ids.
+
+    Returns:
+        Integer positions into ``ids``, in natural order of the ids.
+
+    """
+    keys = [_natural_key(str(i)) for i in ids]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+
+
+def in_natural_order(scores: pd.DataFrame) -> pd.DataFrame:
+    """A runs x queries table with its query columns in :func:`natural_order` of their ids."""
+    return scores.iloc[:, natural_order(scores.columns)]
 
 
 def _first_duplicates(index: pd.Index) -> list[Any]:

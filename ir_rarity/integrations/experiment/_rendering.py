@@ -71,7 +71,7 @@ def _with_intervals(table: pd.DataFrame, scores: _Scores, level: float) -> pd.Da
 
     named = [_Column(c, m) for c, m in zip(scores.measures.columns, scores.measures.measures, strict=True)]
     values = {n: scores.values[k, :, :scores.n_qrels] for k, n in enumerate(named)}
-    return add_intervals(table, values, named, level)
+    return add_intervals(table, values, named, level, query_ids=scores.qids[:scores.n_qrels])
 
 
 def _perquery_frame(scores: _Scores, digits: int | dict[str, int] | None) -> pd.DataFrame:

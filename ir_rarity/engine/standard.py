@@ -10,9 +10,11 @@ pytrec_eval), which ir_measures calls for these measures:
 * ``judged_only=True`` (trec_eval ``-J``) drops the rows without a non-negative label and ranks the rest again;
 * P@k divides by k, R@k and AP by :math:`N_R` (0 when :math:`N_R = 0`); RR is 0 without a relevant row.
 
-``Judged@k`` follows ir_measures' ``judged`` provider: the judged rows (any label in the qrels) among the top k,
-divided by :math:`\min(k, n)`, n the number of rows retrieved; it ranks rows in trec_eval order (the provider
-breaks float64 score ties by docno ascending, so the two can differ only where tied rows straddle rank k).
+``Judged`` (no cutoff) is ir_measures' ``judged`` provider's: the judged rows (any label in the qrels, negative
+ones too) over the rows retrieved, which no order changes. ``Judged@k`` is not computed here: the provider
+ranks by float64 score descending, ties by docno *ascending* (``sorted(key=lambda x: (-x[1], x[0]))``), not
+in trec_eval order, and the rows keep no scores to rank them so; it goes through ir_measures, whose measure
+it is.
 
 :func:`covers` says which measures (with their parameters) are computed here; others go through ir_measures.
 """
@@ -182,15 +184,15 @@ def bpref(measure: Measure, rows: Rows) -> np.ndarray:
 
 
 def judged(measure: Measure, rows: Rows) -> np.ndarray:
-    r"""ir_measures' ``Judged@k``: judged rows among the top k over :math:`\min(k, n)` (no k: over n)."""
-    cutoff = _param(measure, "cutoff")
+    r"""ir_measures' ``Judged`` without a cutoff: the judged rows over the rows retrieved (order-free).
+
+    ``Judged@k`` is left to ir_measures (:func:`covers`): which rows make its top k depends on its own order.
+    """
+    del measure  # covered without a cutoff only
     cell = rows.cell()
     n_retrieved = np.bincount(cell, minlength=rows.n_cells).astype(np.float64)
-    within = rows.labels() != UNJUDGED
-    if cutoff is not None:
-        within &= rows.rank < cutoff
-    hits = kernels.cell_sum(within.astype(np.float64), cell, rows.n_cells)
-    return _divide(hits, n_retrieved if cutoff is None else np.minimum(n_retrieved, float(cutoff)))
+    hits = kernels.cell_sum((rows.labels() != UNJUDGED).astype(np.float64), cell, rows.n_cells)
+    return _divide(hits, n_retrieved)
 
 
 def num_retrieved(measure: Measure, rows: Rows) -> np.ndarray:
@@ -226,15 +228,16 @@ def covers(measure: Measure) -> bool:
     """Whether the engine computes ``measure`` (an ir_measures measure, with its parameters) as trec_eval does.
 
     Covered: P@k, R@k, AP and AP@k, nDCG and nDCG@k (``dcg='log2'``, ``gains`` an int -> int mapping), RR
-    without a cutoff, Rprec, Bpref, Judged and Judged@k, NumRet and NumRet(rel=r) (``NumRelRet``), each with
-    any integer ``rel`` and ``judged_only``. Everything else goes through ir_measures.
+    without a cutoff, Rprec, Bpref, Judged without a cutoff, NumRet and NumRet(rel=r) (``NumRelRet``), each
+    with any integer ``rel`` and ``judged_only``. Everything else, ``Judged@k`` too (ir_measures' judged provider
+    ranks ties its own way), goes through ir_measures.
     """
     name = getattr(measure, "NAME", None)
     if name not in STANDARD_KERNELS or getattr(measure, "__module__", "").startswith("ir_rarity"):
         return False
     try:
         measure.validate_params()
-    except (ValueError, TypeError):
+    except (AssertionError, ValueError, TypeError):  # ir_measures asserts (``P`` without its required cutoff)
         return False
     params = measure.SUPPORTED_PARAMS
     if "rel" in params and _param(measure, "rel") is not None and not _is_int(measure["rel"]):
@@ -242,8 +245,10 @@ def covers(measure: Measure) -> bool:
     if "cutoff" in params and _param(measure, "cutoff") is not None and not (
             _is_int(measure["cutoff"]) and measure["cutoff"] > 0):
         return False
-    if name == "RR" and _param(measure, "cutoff") is not None:
-        return False  # trec_eval has no recip_rank cutoff; ir_measures takes RR@k from another provider
+    if name in ("RR", "Judged") and _param(measure, "cutoff") is not None:
+        # trec_eval has no recip_rank cutoff (ir_measures takes RR@k from another provider); the judged provider
+        # ranks by float64 score, ties by docno ascending, which the rows (in trec_eval order) cannot reproduce
+        return False
     if name == "nDCG":
         gains = _param(measure, "gains")
         if measure["dcg"] != "log2" or (gains is not None and not all(

@@ -68,15 +68,19 @@ def _runs_spec(specs: Sequence[str]) -> str | list[str]:
     return specs[0] if len(specs) == 1 else list(specs)
 
 
-def _parse_measures(texts: Sequence[str], depth: int | None) -> list[Any]:
-    """Measures from the command line; ``--depth`` sets the S_d depth of rarity measures that give none."""
-    measures = []
+def _parse_measures(texts: Sequence[str], depth: int | None) -> dict[Any, str]:
+    """Measures from the command line, each -> its column: the text given (whitespace-normalised), each once.
+
+    ``--depth`` sets the S_d depth of rarity measures that give none; the column stays the text given
+    (``-m P_rare@10 --depth 50`` is column ``P_rare@10``, and the caption names the depth).
+    """
+    measures: dict[Any, str] = {}
     for text in texts:
         measure = parse_measure(text)
         if (isinstance(measure, RarityMeasure) and depth is not None and "depth" in measure.SUPPORTED_PARAMS
                 and "depth" not in measure.params):
             measure = parse_measure(measure(depth=depth))
-        measures.append(measure)
+        measures.setdefault(measure, " ".join(text.split()))
     return measures
 
 
@@ -130,21 +134,29 @@ def _emit(text: str, output: str | None) -> None:
         write_atomic(output, text)
 
 
-def ranked_table(table: pd.DataFrame, first: Any) -> pd.DataFrame:
-    """The rows of ``table``, best first by the measure ``first`` in its own direction (ties by run name)."""
+def ranked_table(table: pd.DataFrame, first: Any, column: str | None = None) -> pd.DataFrame:
+    """The rows of ``table``, best first by the measure ``first`` (its ``column``) in its own direction.
+
+    Ties are broken by run name; ``column`` defaults to ``str(first)``.
+    """
     table = table.sort_index(kind="mergesort")
-    return table.sort_values(str(first), ascending=not higher_is_better(first), kind="mergesort")
+    return table.sort_values(column or str(first), ascending=not higher_is_better(first), kind="mergesort")
 
 
-def _evaluation(args: argparse.Namespace, measures: list[Any]) -> Evaluation:
-    """The front door with the command line's arguments: RUNS are the campaign, or are scored against ``--pool``."""
+def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluation:
+    """The front door with the command line's arguments: RUNS are the campaign, or are scored against ``--pool``.
+
+    Each measure's column is the text given for it (``measures``: measure -> text).
+    """
     from ir_rarity.evaluation import evaluate
 
     if args.joint and not args.pool:
         raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-    return evaluate(_runs_spec(args.runs), args.qrels, measures, pool=_runs_spec(args.pool) if args.pool else None,
-                    joint=args.joint, teams=args.teams or None, duplicates=args.duplicates,
-                    split_by_tag=args.split_by_tag)
+    result = evaluate(_runs_spec(args.runs), args.qrels, list(measures),
+                      pool=_runs_spec(args.pool) if args.pool else None, joint=args.joint, teams=args.teams or None,
+                      duplicates=args.duplicates, split_by_tag=args.split_by_tag)
+    result.labels = {m: measures[m] for m in result.measures if m in measures}
+    return result
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -160,7 +172,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     wants_table(args)  # refuses options that need another one
     with _notices():
         result = _evaluation(args, measures)
-        order = list(ranked_table(result.table(), measures[0]).index)
+        first = result.measures[0]
+        order = list(ranked_table(result.table(), first, result.label(first)).index)
         # one renderer for every table of eval: means, with comparisons, intervals or composition when asked
         text = None if args.per_query else eval_table(args, result, order)
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
@@ -256,7 +269,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     texts = list(DEMO_MEASURES)
     if "ASL" in ir_measures.measures.registry:
         texts += ["ASL@g1-10", "ASL"]
-    measures = _parse_measures(texts, None)
+    measures = list(_parse_measures(texts, None))
     qrels = as_qrels_frame(covid_round1.qrels)
     result = evaluate(covid_round1.runs, qrels, measures, split_by_tag=True)  # one file of 143 runs
     table = ranked_table(result.table(), measures[0])

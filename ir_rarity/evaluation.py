@@ -14,7 +14,7 @@ from ir_rarity.engine.contract import MemberCampaign
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import ParameterError
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.resolve import resolve_campaign
 from ir_rarity.pool.teams import read_teams
 from ir_rarity.scoring import Judgments, evaluate_campaign, required_depth
@@ -59,7 +59,9 @@ def evaluate(
             saved pool (``.npz``).
         qrels: A qrels DataFrame, a TREC qrels file, an ir_measures qrels iterable or an ir_datasets id.
         measures: A measure or a list, as objects or strings in ir_measures syntax
-            (``'P_rare(alpha=0.5)@100'``, ``'ASL@g1-10'``, ``'nDCG@10'``).
+            (``'P_rare(alpha=0.5)@100'``, ``'ASL@g1-10'``, ``'nDCG@10'``). A string names its measure's column as
+            given (whitespace-normalised): ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``; an object
+            is named ``str(measure)``; a measure given twice is kept once, under its first name.
         pool: The campaign to score ``runs`` against: a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`,
             run files, a folder, a glob, a saved ``.npz`` or a ``.parquet`` count table.
         joint: With ``pool``: the runs join it together instead of each on its own.
@@ -87,7 +89,8 @@ def evaluate(
         143
 
     """
-    measure_list = parse_measures(measures)
+    labels = measure_labels(measures)  # the parsed measures, each under the string the user gave it
+    measure_list = list(labels)
     team_map = read_teams(teams) if teams is not None else None
     keep = required_depth(measure_list)  # a campaign read from files keeps only what the measures read
     judgments = Judgments(qrels)
@@ -98,7 +101,11 @@ def evaluate(
                                     split_by_tag=split_by_tag, progress=progress, cache=False)
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
-        return evaluate_campaign(campaign, judgments, measure_list, progress=progress)
-    campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep, progress=progress)
-    return evaluate_campaign(campaign, judgments, measure_list, runs, joint=joint, duplicates=duplicates,
-                             split_by_tag=split_by_tag, progress=progress)
+        result = evaluate_campaign(campaign, judgments, measure_list, progress=progress)
+    else:
+        campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep, progress=progress)
+        result = evaluate_campaign(campaign, judgments, measure_list, runs, joint=joint, duplicates=duplicates,
+                                   split_by_tag=split_by_tag, progress=progress)
+    result.labels = {m: labels[m] for m in result.measures if m in labels}
+    return result
+

@@ -21,7 +21,7 @@ from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build import top_k
 from ir_rarity.pool.sources import (
     Origin,
@@ -151,7 +151,8 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
         campaign: What the runs are scored against (a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`
             or any :class:`~ir_rarity.engine.contract.Campaign`).
         qrels: Qrels in any shape :func:`ir_rarity.io.frames.as_qrels_frame` accepts, or :class:`Judgments`.
-        measures: A measure or a list of them, as objects or strings in ir_measures syntax.
+        measures: A measure or a list of them, as objects or strings in ir_measures syntax; a string given names
+            its measure's column in every table (``Evaluation.labels``).
         runs: Runs to score against the campaign, each on its own (see :func:`read_runs`); None scores the
             campaign's own runs (a pool).
         joint: The given runs join the campaign together (S + k).
@@ -167,13 +168,16 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
         InputError: unreadable qrels or runs.
 
     """
-    measure_list = parse_measures(measures)
+    labels = measure_labels(measures)
+    measure_list = list(labels)
     check_measure_pools(campaign, measure_list)
     judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
     frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
                                                  split_by_tag=split_by_tag, progress=progress)
-    return apply_rule(campaign, judgments.frame, measure_list, frames, joint=joint, duplicates=duplicates,
-                      progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
+    evaluation = apply_rule(campaign, judgments.frame, measure_list, frames, joint=joint, duplicates=duplicates,
+                            progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
+    evaluation.labels = {m: labels[m] for m in evaluation.measures if m in labels}
+    return evaluation
 
 
 def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:
@@ -194,4 +198,5 @@ def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: floa
         return evaluation.table()
     from ir_rarity.compare.intervals import add_intervals  # scipy is imported only when intervals are asked
 
-    return add_intervals(evaluation.table(), evaluation.values, evaluation.measures, ci)
+    named, values = evaluation.labelled()  # columns under the names the user gave
+    return add_intervals(evaluation.table(), values, named, ci)

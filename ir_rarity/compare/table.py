@@ -59,7 +59,7 @@ class CampaignTable:
         order: Runs in display order.
         comparisons: One row per measure and tested pair (:func:`compare_values`), or None.
         references: The runs others are compared with (the baselines, or every run for all pairs).
-        values: One row per run: each measure, and its interval bounds when asked.
+        values: One row per run: each measure (column ``str(measure)``), and its interval bounds when asked.
         composition: A :func:`~ir_rarity.compare.uncertainty.composition` table, or None.
         settings: Test, correction, alpha, interval method, level, resamples and seed.
 
@@ -77,6 +77,10 @@ class CampaignTable:
     def measures(self) -> list[Any]:
         """The evaluation's measures."""
         return list(self.evaluation.measures)
+
+    def name(self, measure: Any) -> str:
+        """A measure's name in the rendered table and :meth:`frame`: the name the user gave it."""
+        return self.evaluation.label(measure)
 
     def labels(self) -> dict[str, str]:
         """Reference run -> its letter."""
@@ -113,13 +117,13 @@ class CampaignTable:
         lookup = self._lookup()
         corrected = self.settings.get("correction") is not None
         for m in self.measures:
-            name = str(m)
-            out[name] = values[name]
+            key, name = str(m), self.name(m)
+            out[name] = values[key]
             for col in interval_columns(m):
                 if col in values.columns:
-                    out[col] = values[col]
+                    out[name + col[len(key):]] = values[col]
             for ref in self.references:
-                rows = [lookup.get((name, run, ref), {}) for run in self.order]
+                rows = [lookup.get((key, run, ref), {}) for run in self.order]
                 prefix = f"{name} vs {ref}"
                 out[f"{prefix} better"] = pd.array([r.get("better") for r in rows], dtype="Int64")
                 out[f"{prefix} worse"] = pd.array([r.get("worse") for r in rows], dtype="Int64")
@@ -127,9 +131,9 @@ class CampaignTable:
                 if corrected:
                     out[f"{prefix} p-value corrected"] = [r.get("pvalue_corrected", np.nan) for r in rows]
                 out[f"{prefix} significant"] = pd.array([r.get("significant") for r in rows], dtype="boolean")
-            if self.composition is not None and f"{name} rank" in self.composition.columns:
-                for col in [c for c in self.composition.columns if c.startswith(f"{name} ")]:
-                    out[col] = self.composition.loc[self.order, col]
+            if self.composition is not None and f"{key} rank" in self.composition.columns:
+                for col in [c for c in self.composition.columns if c.startswith(f"{key} ")]:
+                    out[name + col[len(key):]] = self.composition.loc[self.order, col]
         out.attrs["pool"] = self.evaluation.attrs()
         out.attrs.update(self.settings)
         return out
@@ -148,7 +152,7 @@ class CampaignTable:
             parts.append(f"Superscripts: significantly better than the run of that letter (two-sided {test}, "
                          f"{correction}, alpha = {s['alpha']}; better is lower for lower-is-better measures): "
                          f"{legend}.")
-        lower = [str(m) for m in self.measures if not higher_is_better(m)]
+        lower = [self.name(m) for m in self.measures if not higher_is_better(m)]
         parts.append("Bold: the best value of each measure" + (f" (lowest for {', '.join(lower)})." if lower else "."))
         if s.get("ci"):
             how = (f"percentile bootstrap over queries ({s['resamples']} resamples, seed {s['seed']})"
@@ -199,7 +203,7 @@ class CampaignTable:
         labels, beats = self.labels(), self.beats()
         joiner = "," if any(len(label) > 1 for label in labels.values()) else ""  # "aa" is not "a" twice
         name, col = str(m), len(columns)
-        columns.append(name)
+        columns.append(self.name(m))
         column = self.values.loc[self.order, name].to_numpy(dtype=float)
         defined = np.isfinite(column).any()
         best = (np.nanmax(column) if higher_is_better(m) else np.nanmin(column)) if defined else np.nan
@@ -216,7 +220,7 @@ class CampaignTable:
         if low not in self.values.columns:
             return
         values = self.values.loc[self.order]
-        columns.append(f"{m} CI")
+        columns.append(f"{self.name(m)} CI")
         for i in range(len(self.order)):
             rows[i].append(_range(values[low].iloc[i], values[high].iloc[i], fmt_num))
 
@@ -226,7 +230,7 @@ class CampaignTable:
             return
         labels, lookup = self.labels(), self._lookup()
         for ref in self.references:
-            columns.append(f"{m} better/worse vs {labels[ref]}")
+            columns.append(f"{self.name(m)} better/worse vs {labels[ref]}")
             for i, run in enumerate(self.order):
                 c = lookup.get((str(m), run, ref))
                 rows[i].append("" if c is None else f"{c['better']}/{c['worse']}")
@@ -236,7 +240,8 @@ class CampaignTable:
         if comp is None or f"{name} rank" not in comp.columns:
             return
         comp = comp.loc[self.order]
-        columns += [f"{name} rank", f"{name} LOTO", f"{name} LOTO rank", f"{name} boot rank"]
+        shown = self.name(m)
+        columns += [f"{shown} rank", f"{shown} LOTO", f"{shown} LOTO rank", f"{shown} boot rank"]
         for i in range(len(self.order)):
             r = comp.iloc[i]
             rows[i] += [str(int(r[f"{name} rank"])),
@@ -289,7 +294,7 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
     """
     names = list(evaluation.names)
     order_list = list(order) if order is not None else names
-    values = evaluation.table()
+    values = evaluation.table().rename(columns={evaluation.label(m): str(m) for m in evaluation.measures})
     comparisons = references = None
     if baselines or all_pairs:
         comparisons = compare_values(evaluation.values, names, baselines, all_pairs=all_pairs, test=test,

@@ -16,7 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate
+from ir_rarity.engine.aggregate import aggregate, skips_undefined
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better, parse_measure
@@ -24,7 +24,7 @@ from ir_rarity.measures.parse import higher_is_better, parse_measure
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
 
-__all__ = ["MODES", "Evaluation"]
+__all__ = ["MODES", "Evaluation", "Labelled"]
 
 MODES = {
     "members": "its own runs scored",
@@ -32,6 +32,18 @@ MODES = {
     "joint": "the evaluated runs joined it together",
 }
 """How the runs of an evaluation were scored against the campaign, and how :meth:`Evaluation.describe` says it."""
+
+
+class Labelled:
+    """A measure under its column name (the name the user gave it), for helpers that name columns ``str(m)``."""
+
+    def __init__(self, label: str, measure: ir_measures.Measure) -> None:
+        self.label = label
+        self.measure = measure
+        self.SKIPS_UNDEFINED = skips_undefined(measure)
+
+    def __str__(self) -> str:
+        return self.label
 
 
 @dataclass
@@ -49,6 +61,8 @@ class Evaluation:
         mode: ``"members"``, ``"alone"`` or ``"joint"`` (see :data:`MODES`).
         campaign: The campaign itself, for analyses that go on from these values (composition intervals).
         qrels: The qrels the values were computed with (``query_id, doc_id, relevance``).
+        labels: Measure -> the name the user gave it (the string passed, whitespace-normalised): the column of
+            every table. A measure without a label is named ``str(measure)``.
 
     """
 
@@ -62,6 +76,7 @@ class Evaluation:
     mode: str = "members"
     campaign: Campaign | None = field(default=None, repr=False, compare=False)
     qrels: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    labels: dict[ir_measures.Measure, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ what it was computed against
     def attrs(self) -> dict[str, object]:
@@ -73,19 +88,33 @@ class Evaluation:
         return f"{self.info.describe(self.depths)}; {MODES[self.mode]}"
 
     # ------------------------------------------------------------------ values
+    def label(self, measure: ir_measures.Measure) -> str:
+        """The column name of an evaluated measure: the string the user gave, else ``str(measure)``."""
+        return self.labels.get(measure, str(measure))
+
     def measure(self, measure: ir_measures.Measure | str) -> ir_measures.Measure:
-        """The evaluated measure that ``measure`` (an object or its string) names.
+        """The evaluated measure that ``measure`` (an object, its string or the name the user gave it) names.
 
         Raises:
             ParameterError: the evaluation holds no such measure.
 
         """
+        if isinstance(measure, str):
+            given = " ".join(measure.split())
+            for m in self.measures:
+                if self.label(m) == given:
+                    return m
         wanted = parse_measure(measure)
         for m in self.measures:
             if m == wanted or str(m) == str(wanted):
                 return m
         raise ParameterError(f"{measure} was not evaluated; the evaluation holds "
-                             f"{', '.join(str(m) for m in self.measures)}")
+                             f"{', '.join(self.label(m) for m in self.measures)}")
+
+    def labelled(self) -> tuple[list[Labelled], dict[Labelled, np.ndarray]]:
+        """The measures under their column names, and their values keyed alike (for interval columns)."""
+        named = [Labelled(self.label(m), m) for m in self.measures]
+        return named, {n: self.values[n.measure] for n in named}
 
     def matrix(self, measure: ir_measures.Measure | str) -> pd.DataFrame:
         """Per-query values of one measure: one row per run (index ``run``), one column per query (``query_id``).
@@ -95,17 +124,18 @@ class Evaluation:
         m = self.measure(measure)
         frame = pd.DataFrame(self.values[m], index=pd.Index(self.names, name="run"),
                              columns=pd.Index([str(q) for q in self.query_ids], name="query_id"))
-        frame.attrs.update(measure=str(m), higher_is_better=higher_is_better(m), pool=self.attrs())
+        frame.attrs.update(measure=self.label(m), higher_is_better=higher_is_better(m), pool=self.attrs())
         return frame
 
     def means(self, measure: ir_measures.Measure | str) -> pd.Series:
         """Each run's aggregate of one measure (its mean over the qrels' queries), indexed by run."""
         m = self.measure(measure)
-        return pd.Series(aggregate(m, self.values[m]), index=pd.Index(self.names, name="run"), name=str(m))
+        return pd.Series(aggregate(m, self.values[m]), index=pd.Index(self.names, name="run"),
+                         name=self.label(m))
 
     def table(self) -> pd.DataFrame:
-        """One row per run (index ``run``), one column per measure (``str(measure)``), aggregated per measure."""
-        table = pd.DataFrame({str(m): aggregate(m, self.values[m]) for m in self.measures},
+        """One row per run (index ``run``), one column per measure (:meth:`label`), aggregated per measure."""
+        table = pd.DataFrame({self.label(m): aggregate(m, self.values[m]) for m in self.measures},
                              index=pd.Index(self.names, name="run"))
         table.attrs["pool"] = self.attrs()
         return table
@@ -116,7 +146,7 @@ class Evaluation:
         parts = [pd.DataFrame({
             "run": np.repeat(np.asarray(self.names, dtype=object), n_queries),
             "query_id": np.tile(self.query_ids.to_numpy(dtype=object), n_runs),
-            "measure": str(m),
+            "measure": self.label(m),
             "value": self.values[m].reshape(-1),
         }) for m in self.measures]
         long = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
@@ -139,8 +169,8 @@ class Evaluation:
         return Evaluation(names=list(names), query_ids=self.query_ids, measures=list(self.measures),
                           values={m: v[rows] for m, v in self.values.items()}, info=self.info,
                           depths=list(self.depths), members={n: self.members[n] for n in names if n in self.members},
-                          mode=self.mode, campaign=self.campaign, qrels=self.qrels)
+                          mode=self.mode, campaign=self.campaign, qrels=self.qrels, labels=dict(self.labels))
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.names)} runs x {len(self.query_ids)} queries, "
-                f"measures [{', '.join(str(m) for m in self.measures)}]; {self.describe()})")
+                f"measures [{', '.join(self.label(m) for m in self.measures)}]; {self.describe()})")

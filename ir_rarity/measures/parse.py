@@ -17,7 +17,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["check_params", "higher_is_better", "parse_measure", "parse_measures"]
+__all__ = ["check_params", "higher_is_better", "measure_labels", "parse_measure", "parse_measures"]
 
 _POSITIVE = ("cutoff", "depth")
 """Integer parameters that must be positive (a rank cutoff, an S_d depth)."""
@@ -137,6 +137,26 @@ def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
         raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
                              f"{type(measures).__name__}")
     return list(dict.fromkeys(parse_measure(m) for m in measures))
+
+
+def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
+                   ) -> dict[ir_measures.Measure, str]:
+    """The parsed measures (as :func:`parse_measures`, in order, each once) -> the name the user gave each.
+
+    A measure given as a string is named by that string, whitespace-normalised (``'P_rare(alpha=0)@100'`` stays
+    ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``); one given as an object by ``str(measure)``. A
+    measure named twice (``'P_rare@10'`` and ``'P_rare(alpha=1)@10'``) keeps the first name.
+    """
+    items = [measures] if isinstance(measures, (str, ir_measures.Measure)) else measures
+    if not isinstance(items, Iterable):
+        raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
+                             f"{type(measures).__name__}")
+    labels: dict[ir_measures.Measure, str] = {}
+    for item in items:
+        measure = parse_measure(item)
+        if measure not in labels:
+            labels[measure] = " ".join(item.split()) if isinstance(item, str) else str(measure)
+    return labels
 
 
 def higher_is_better(measure: ir_measures.Measure | str) -> bool:

@@ -85,7 +85,7 @@ def test_real_retrieval_bm25_and_alpha_zero(vaswani_table: pd.DataFrame) -> None
     assert vaswani_table.loc["BM25", "AP"] == pytest.approx(0.305, abs=0.005)
     assert vaswani_table.loc["QLD", "AP"] == pytest.approx(0.241, abs=0.005)
     # alpha = 0 is AP (rounded to 4 digits by the example, like the AP column).
-    assert (vaswani_table["AP_rare(alpha=0.0)"] == vaswani_table["AP"]).all()
+    assert (vaswani_table["AP_rare(alpha=0)"] == vaswani_table["AP"]).all()
     assert (vaswani_table["AP_rare"] >= vaswani_table["AP"]).all()
     # Baseline columns: wins + losses <= 93 topics; the baseline row has none.
     others = vaswani_table.drop(index="BM25")

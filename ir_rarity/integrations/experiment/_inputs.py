@@ -188,7 +188,11 @@ class _Measures:
 
 
 def _parsed(item: Any) -> list[tuple[ir_measures.Measure, str | None]]:
-    """Measures and the column a string names: a trec_eval name first (as ``pt.Experiment``), else ir_measures'."""
+    """Measures and the column a string names: a trec_eval name first (as ``pt.Experiment``), else ir_measures'.
+
+    A trec_eval name names its column as given (as ``pt.Experiment``); so does a string in ir_measures syntax
+    (whitespace-normalised), which ``pt.Experiment`` refuses: ``'P_rare(alpha=0)@100'``, not ``str(measure)``.
+    """
     if isinstance(item, str):
         try:
             found = ir_measures.parse_trec_measure(item)
@@ -198,7 +202,14 @@ def _parsed(item: Any) -> list[tuple[ir_measures.Measure, str | None]]:
             return [(found[0], item)]
         if found:  # a family nickname ('official', 'P'): each measure under its own name
             return [(m, None) for m in found]
-    return [(parse_measure(item), None)]
+    return [(parse_measure(item), " ".join(item.split()) if isinstance(item, str) else None)]
+
+
+def _is_trec(item: Any) -> bool:
+    try:
+        return isinstance(item, str) and len(ir_measures.parse_trec_measure(item)) == 1
+    except (ValueError, KeyError, NameError, SyntaxError):
+        return False
 
 
 def _convert_measures(eval_metrics: Any) -> _Measures:
@@ -209,8 +220,10 @@ def _convert_measures(eval_metrics: Any) -> _Measures:
         if isinstance(item, str) and item == "mrt":
             continue
         for measure, name in _parsed(item):
-            if name is not None or measure not in named:
-                named[measure] = name  # as pt.Experiment: the last string naming a measure names its column
+            if measure not in named or (name is not None and _is_trec(item)):
+                named[measure] = name  # as pt.Experiment: the last trec_eval name names its column
+            elif named[measure] is None:
+                named[measure] = name  # else the first string naming it
     if not named:
         raise ParameterError(f"No measures were found in {eval_metrics}")
     sequences = _sequences(list(named))

@@ -103,7 +103,8 @@ def evaluate(
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
         result = evaluate_campaign(campaign, judgments, measure_list, progress=progress)
     else:
-        campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep, progress=progress)
+        campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
+                                    split_by_tag=split_by_tag, progress=progress)
         result = evaluate_campaign(campaign, judgments, measure_list, runs, joint=joint, duplicates=duplicates,
                                    split_by_tag=split_by_tag, progress=progress)
     result.labels = {m: labels[m] for m in result.measures if m in labels}

@@ -108,10 +108,11 @@ def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measu
 
     """
     base = getattr(campaign, "campaign", campaign)  # a joined campaign: the campaign it extends
-    origins = {getattr(c, "origin", None) for c in (campaign, base)} - {None}
+    origins: list[Origin] = [o for c in (campaign, base) if isinstance(o := getattr(c, "origin", None), Origin)]
     for measure in measures:
         spec = measure_pool(measure)
-        if spec is not None and _origin_of_spec(spec) not in origins:
+        named = None if spec is None else _origin_of_spec(spec)
+        if spec is not None and (named is None or not any(named.same_campaign(o) for o in origins)):
             raise ParameterError(f"{measure} names its own pool ({spec!r}), but is evaluated against another "
                                  f"({campaign.info().describe()}): drop pool= from the measure, or evaluate against "
                                  "that pool (--pool, ir_rarity.evaluate(pool=...))")
@@ -199,4 +200,4 @@ def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: floa
     from ir_rarity.compare.intervals import add_intervals  # scipy is imported only when intervals are asked
 
     named, values = evaluation.labelled()  # columns under the names the user gave
-    return add_intervals(evaluation.table(), values, named, ci)
+    return add_intervals(evaluation.table(), values, named, ci, query_ids=evaluation.query_ids)

@@ -287,7 +287,8 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
         ci: Confidence level of the per-run intervals (None: no intervals).
         interval: ``"bootstrap"`` or ``"t"``.
         resamples: Bootstrap resamples of the queries.
-        seed: Seed of the randomization test and the bootstrap.
+        seed: Seed of the randomization test and the bootstrap (queries are put in natural order of their ids
+            before any seeded draw, so the result does not depend on the order the data came in).
         composition: A :func:`~ir_rarity.compare.uncertainty.composition` table of the same runs, or None.
         order: Display order of the runs (default: the evaluation's).
 
@@ -298,10 +299,12 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
     comparisons = references = None
     if baselines or all_pairs:
         comparisons = compare_values(evaluation.values, names, baselines, all_pairs=all_pairs, test=test,
-                                     correction=correction, alpha=alpha, trials=trials, seed=seed)
+                                     correction=correction, alpha=alpha, trials=trials, seed=seed,
+                                     query_ids=evaluation.query_ids)
         references = list(order_list) if all_pairs else [str(b) for b in dict.fromkeys(baselines or [])]
     if ci is not None:
-        values = add_intervals(values, evaluation.values, evaluation.measures, ci, interval, resamples, seed)
+        values = add_intervals(values, evaluation.values, evaluation.measures, ci, interval, resamples, seed,
+                               evaluation.query_ids)
     family = 0 if comparisons is None else int(len(comparisons) / max(len(evaluation.measures), 1))
     settings = {"test": test, "correction": correction, "alpha": alpha, "trials": trials, "ci": ci,
                 "interval": interval, "resamples": resamples, "seed": seed, "all_pairs": all_pairs,

@@ -31,7 +31,7 @@ from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
-from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
+from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, without_duplicates
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError, warn
 from ir_rarity.measures.parse import parse_measures
@@ -192,7 +192,7 @@ def apply_rule(
         source = members_of
         frames: Iterable[tuple[str, pd.DataFrame]] = (
             ((n, source.run(n)) for n in names) if source is not None
-            else ((str(n), f) for n, f in (runs or {}).items()))
+            else ((str(n), without_duplicates(str(n), f, duplicates)) for n, f in (runs or {}).items()))
         values.update(_with_ir_measures(through_ir_measures, qrels, encoded, frames, len(names), progress))
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,

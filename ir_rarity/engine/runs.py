@@ -33,6 +33,7 @@ __all__ = [
     "rank_runs",
     "run_fingerprints",
     "string_hashes",
+    "without_duplicates",
 ]
 
 Duplicates = Literal["error", "first"]
@@ -102,6 +103,26 @@ def check_duplicates(run: np.ndarray | None, key: np.ndarray, duplicates: Duplic
             f"run {short(name)} lists document {short(docno)} more than once for query {short(qid)} (trec_eval "
             "refuses such runs; pass duplicates='first' to keep the highest-scored occurrence)")
     return ~dup
+
+
+def without_duplicates(name: str, frame: pd.DataFrame, duplicates: Duplicates) -> pd.DataFrame:
+    """One run frame (``query_id, doc_id, score``) as the engine scores it: each document once per query.
+
+    What a run given to ir_measures must be, so that its measures see the ranking the engine's measures see:
+    ``"error"`` refuses a repeated document (as trec_eval does), ``"first"`` keeps its highest-scored occurrence
+    (the first in trec_eval order). A frame without repeats is returned as it is.
+
+    Raises:
+        DuplicateDocumentError: a repeated document with ``duplicates="error"``.
+
+    """
+    repeated = frame.duplicated(["query_id", "doc_id"], keep=False).to_numpy()
+    if not repeated.any():
+        return frame
+    ordered = frame.iloc[np.argsort(-frame["score"].to_numpy(np.float32), kind="stable")]
+    keep = check_duplicates(None, pd.factorize(pd.MultiIndex.from_frame(ordered[["query_id", "doc_id"]]))[0],
+                            duplicates, lambda i: (name, ordered["query_id"].iloc[i], ordered["doc_id"].iloc[i]))
+    return frame if keep is None else ordered[keep].sort_index()
 
 
 @dataclass(frozen=True)

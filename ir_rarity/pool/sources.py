@@ -157,6 +157,13 @@ class Origin:
         """The files' paths."""
         return [f[0] for f in self.files]
 
+    def same_campaign(self, other: Origin) -> bool:
+        """Whether ``other`` names the same files read the same way, in any order.
+
+        The order of the runs changes neither S nor S_d.
+        """
+        return self.kind == other.kind and sorted(self.files) == sorted(other.files)
+
 
 def path_specs(spec: Any) -> list[str | os.PathLike[str]] | None:
     """``spec`` as a list of paths when it names files (a path or a list of paths), else None."""

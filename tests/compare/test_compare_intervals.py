@@ -8,13 +8,15 @@ import pytest
 from ir_rarity.compare.intervals import interval_columns
 from ir_rarity.scoring import evaluate_campaign as evaluate
 from ir_rarity.stats import bootstrap_interval
+from ir_rarity.stats.scores import natural_order
 
 
 @pytest.fixture(scope="module")
 def matrices(covid_pool, covid_qrels):
     result = evaluate(covid_pool, covid_qrels, ["P_rare(alpha=0.5)@100", "ASL"])
     rare, asl = result.measures
-    return result.values[rare], result.values[asl]
+    natural = natural_order(result.query_ids)  # the order every seeded draw takes the queries in
+    return result.values[rare][:, natural], result.values[asl][:, natural]
 
 
 def test_pool_evaluate_ci_columns(covid_pool, covid_qrels, matrices):

@@ -60,3 +60,41 @@ def test_a_saved_pool_with_scores_beyond_float32_loads_without_warning(tmp_path:
         warnings.simplefilter("error")
         loaded = Pool.load(path)
     assert loaded.run("r")["doc_id"].tolist() == ["d1", "d2"] and np.isclose(loaded.run("r")["score"][0], 1e39)
+
+
+def test_split_by_tag_applies_to_the_pool_named_by_files(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    run = {"mine": covid_pool.run(covid_pool.names[0])}
+    by_file = ir_rarity.evaluate(run, covid_qrels, ["P_rare@10"], pool=ir_rarity.covid_round1.runs, split_by_tag=True)
+    by_pool = ir_rarity.evaluate(run, covid_qrels, ["P_rare@10"], pool=covid_pool)
+    assert by_file.info.num_systems == 143
+    assert by_file.table()["P_rare@10"].iloc[0] == by_pool.table()["P_rare@10"].iloc[0]
+
+
+@pytest.mark.parametrize("measures", [["RR@10", "infAP"], ["RR@10", "P@1"]])
+def test_measures_through_ir_measures_see_each_document_once(measures: list[str]) -> None:
+    import ir_measures
+
+    pool = Pool.from_runs({"a": pd.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["x", "y", "z"],
+                                               "score": [3.0, 2.0, 1.0]})})
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["A"], "relevance": [1]})
+    run = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["A", "x", "y", "A"], "score": [10.0, 5.0, 4.0, 0.1]})
+    with pytest.raises(ir_rarity.DuplicateDocumentError, match="more than once"):
+        ir_rarity.evaluate({"r": run}, qrels, measures, pool=pool)
+    got = ir_rarity.evaluate({"r": run}, qrels, measures, pool=pool, duplicates="first").table()
+    once = run.iloc[:3]  # the highest-scored occurrence of A kept
+    for m in measures:
+        expected = ir_measures.calc_aggregate([ir_measures.parse_measure(m)], qrels, once)
+        assert got[m].iloc[0] == pytest.approx(next(iter(expected.values())))  # by hand: A first, RR = 1
+
+
+def test_a_measure_pool_naming_the_same_files_in_another_order_is_that_pool(tmp_path: Path) -> None:
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for name, docs in {"a": "d1 d2", "b": "d2 d3", "c": "d3 d1"}.items():
+        (folder / name).write_text("".join(f"q1 Q0 {d} {i} {3 - i}.0 {name}\n" for i, d in enumerate(docs.split())))
+    qrels = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})
+    files = [str(folder / n) for n in "cba"]
+    table = ir_rarity.evaluate(files, qrels, [f"P_rare(pool='{folder}')@2"]).table()
+    assert list(table.index) == ["c", "b", "a"]
+    with pytest.raises(ir_rarity.ParameterError, match="names its own pool"):
+        ir_rarity.evaluate(files[:2], qrels, [f"P_rare(pool='{folder}')@2"])

@@ -23,6 +23,7 @@ An error names the input, the line and what is wrong, quoting at most the offend
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -86,6 +87,10 @@ def _fields_as_trec_eval_reads_them(table: pa.Table) -> bool:
     return not pc.any(pc.starts_with(table.column(0), "#")).as_py()
 
 
+_HEX_LABEL = re.compile(rb"[ \t][+-]?0[xX][0-9A-Fa-f]*[ \t]*\r?$", re.MULTILINE)
+"""A qrels line whose last field (the label) is written in hexadecimal, which pyarrow's integer parser accepts."""
+
+
 def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, tuple[str, pa.DataType]]
                      ) -> pa.Table | None:
     """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply.
@@ -97,7 +102,7 @@ def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, t
     delimiter = _sniff_delimiter(head[len(_BOM):] if head.startswith(_BOM) else head, n_fields)
     if delimiter is None or not _no_other_whitespace(raw, delimiter.encode()):
         return None
-    if b"0x" in raw or b"0X" in raw:  # pyarrow reads hexadecimal integers ("0x10" = 16); the fallback refuses them
+    if n_fields == 4 and _HEX_LABEL.search(raw):  # pyarrow reads "0x10" as 16; the fallback refuses it, as a label
         return None
     types = {f"f{i}": columns[i][1] if i in columns else pa.string() for i in range(n_fields)}
     try:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
+from ir_rarity.meta.robustness import BAND_COLUMNS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -111,32 +112,47 @@ def plot_synthetic(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
 
 
 def plot_robustness(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
-    """Mean Kendall tau (with one standard deviation) against the number of sampled systems (Table 3).
+    """Mean Kendall tau, with the band holding the central 95% of trials, against the number of sampled systems.
+
+    Table 3 as a figure: a line through the mean tau at each size N and, at each N, a vertical bar from the
+    2.5th to the 97.5th percentile of tau over the trials (columns ``p2.5`` and ``p97.5``). Percentiles of tau
+    lie in [-1, 1], as tau does (mean ± one standard deviation need not, and is not drawn). A table without
+    those columns gets the mean line alone. With a ``measure`` column, each measure gets its own line, its bars
+    shifted slightly sideways so that they do not hide one another.
 
     Args:
         df: The output of :func:`~ir_rarity.meta.robustness.system_count_robustness` (``size``, ``mean_tau``,
-            ``std``), optionally with a ``measure`` column to draw one line per measure.
+            optionally ``p2.5`` and ``p97.5``), optionally with a ``measure`` column.
         path: Where to write the PNG; None writes nothing.
 
     Returns:
-        The figure.
+        The figure: ``axes[0].lines`` holds one mean line per measure, ``axes[0].collections`` one bar
+        collection per measure (in the same order) when the table has the band.
 
     Raises:
         InputError: ``df`` lacks a needed column.
 
     """
-    _require(df, ["size", "mean_tau", "std"], "plot_robustness")
+    _require(df, ["size", "mean_tau"], "plot_robustness")
+    low, high = BAND_COLUMNS
+    banded = low in df.columns and high in df.columns
     fig = _figure(figsize=(5.5, 4))
     ax = fig.subplots()
-    groups = df.groupby("measure", sort=False) if "measure" in df.columns else [("", df)]
-    for measure, group in groups:
+    groups = list(df.groupby("measure", sort=False)) if "measure" in df.columns else [("", df)]
+    for i, (measure, group) in enumerate(groups):
         group = group.sort_values("size")
-        ax.errorbar(group["size"], group["mean_tau"], yerr=group["std"], marker="o", capsize=3,
-                    label=str(measure) or None)
+        x = group["size"].to_numpy(dtype=float) * 2.0 ** (0.04 * (i - (len(groups) - 1) / 2))
+        (line,) = ax.plot(x, group["mean_tau"], marker="o", label=str(measure) or "mean tau")
+        if banded:
+            ok = group[low].notna().to_numpy() & group[high].notna().to_numpy()
+            ax.vlines(x[ok], group[low][ok], group[high][ok], color=line.get_color(), linewidth=1.2,
+                      label=f"{measure!s} 2.5th-97.5th percentile".strip())
     ax.set_xscale("log", base=2)
+    sizes = sorted({int(n) for n in df["size"]})
+    ax.set_xticks(sizes, [str(n) for n in sizes], minor=False)
     ax.set_xlabel("number of sampled systems N")
-    ax.set_ylabel("mean Kendall tau vs. full-pool ranking")
+    ax.set_ylabel("Kendall tau vs. full-pool ranking")
+    ax.set_title("mean tau; bars: central 95% of trials" if banded else "mean tau", fontsize=9)
     ax.grid(alpha=0.3)
-    if "measure" in df.columns:
-        ax.legend(fontsize=8)
+    ax.legend(fontsize=8)
     return _written(fig, path)

@@ -27,10 +27,16 @@ from ir_rarity.pool.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.progress import counter
 from ir_rarity.stats import kendall_tau_b as _tau
 
-__all__ = ["DEFAULT_SIZES", "synthetic_rank_curve", "system_count_robustness"]
+__all__ = ["BAND_COLUMNS", "DEFAULT_SIZES", "synthetic_rank_curve", "system_count_robustness"]
 
 DEFAULT_SIZES: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
 """The sample sizes N of Table 3: 2, 4, ..., 64."""
+
+BAND_PERCENTILES: tuple[float, float] = (2.5, 97.5)
+"""Percentiles of tau over the defined trials that bound the central 95% band of :func:`system_count_robustness`."""
+
+BAND_COLUMNS: tuple[str, str] = ("p2.5", "p97.5")
+"""Columns of :func:`system_count_robustness` holding :data:`BAND_PERCENTILES` (always inside [-1, 1])."""
 
 SYNTHETIC_PREFIX = "ir_rarity-synthetic-"
 """Docno prefix of the simulated documents of :func:`synthetic_rank_curve`."""
@@ -59,7 +65,9 @@ def system_count_robustness(
     from those N runs alone (as :meth:`Pool.subset` would), the N runs are ranked by their mean ``measure``
     (``r_N``), and Kendall's tau-b is taken between ``r_N`` and the same N runs' scores in ``R_o``. The
     result is the mean and the standard deviation of tau over the trials (Table 3 of Türkmen, Lease & Kutlu,
-    ECIR 2023, reports the mean).
+    ECIR 2023, reports the mean), and the central 95% band of tau over the trials: its 2.5th and 97.5th
+    percentiles (``numpy.percentile``, linear interpolation). Being percentiles of values of tau, the band lies
+    in [-1, 1], which mean ± one standard deviation need not.
 
     Tau is undefined when either ranking is constant (e.g. N = 2 and the two runs tie, or every sampled run
     scores 0). Such trials give NaN, are left out of ``mean_tau`` and ``std``, and are counted in
@@ -76,7 +84,8 @@ def system_count_robustness(
 
     Returns:
         A DataFrame with one row per size: ``size``, ``mean_tau``, ``std`` (population standard deviation
-        over the defined trials), ``trials``, ``undefined``.
+        over the defined trials), ``trials``, ``undefined``, then ``p2.5`` and ``p97.5`` (the 2.5th and 97.5th
+        percentiles of tau over the defined trials, :data:`BAND_COLUMNS`).
 
     Raises:
         ParameterError: On a measure that is not a rarity measure, a size outside [2, len(pool)] or
@@ -109,9 +118,18 @@ def system_count_robustness(
             "std": float(defined.std()) if len(defined) else math.nan,
             "trials": trials,
             "undefined": int(trials - len(defined)),
+            **_band(defined),
         })
     bar.close()
     return pd.DataFrame.from_records(records)
+
+
+def _band(defined: np.ndarray) -> dict[str, float]:
+    """:data:`BAND_COLUMNS` -> the percentiles of the defined taus (NaN when there are none)."""
+    if not len(defined):
+        return dict.fromkeys(BAND_COLUMNS, math.nan)
+    values = np.percentile(defined, BAND_PERCENTILES)
+    return {column: float(v) for column, v in zip(BAND_COLUMNS, values, strict=True)}
 
 
 def synthetic_rank_curve(

@@ -90,7 +90,8 @@ def test_robustness_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
     # P_rare@2 means: full pool A > B = C. Sample {A, B} or {A, C}: tau 1. Sample {B, C}: B and C still tie on
     # their own (d2 is retrieved by both, so its rarity is 0), tau undefined. N = 3 is the full pool: tau 1.
     table = system_count_robustness(hand_pool, hand_qrels, "P_rare(alpha=1)@2", sizes=(2, 3), trials=30, seed=0)
-    assert list(table.columns) == ["size", "mean_tau", "std", "trials", "undefined"]
+    assert list(table.columns) == ["size", "mean_tau", "std", "trials", "undefined", "p2.5", "p97.5"]
+    assert table["p2.5"].tolist() == pytest.approx([1.0, 1.0]) and table["p97.5"].tolist() == pytest.approx([1.0, 1.0])
     assert list(table["size"]) == [2, 3]
     assert table["mean_tau"].tolist() == pytest.approx([1.0, 1.0])
     assert 0 < table["undefined"].iloc[0] < 30

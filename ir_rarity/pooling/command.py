@@ -3,10 +3,11 @@
 ::
 
     ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...] [--total] [--depth K]
-                      [-m MEASURE...] [--loto-teams N|all] [--leaderboard CSV] [--incomplete] [--no-plots]
+                      [-m MEASURE...] [--loto-teams N|all] [--leaderboard CSV[:COLUMN]] [--incomplete] [--no-plots]
 
 The report folder gets CSVs, PNG curves and ``summary.md`` (:func:`ir_rarity.pooling.report.write_report`).
-The folder is checked against every input by :func:`ir_rarity.io.guard.check_outputs` before anything is read.
+The folder is checked against every input by :func:`ir_rarity.io.guard.check_outputs` before anything is read,
+and every input (qrels, runs, teams, leaderboard) is read and checked before the simulation starts.
 Progress bars appear on stderr when it is a terminal.
 """
 
@@ -38,7 +39,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("--out", metavar="DIR", required=True, help="report folder (created; never an input)")
     p.add_argument("--strategies", metavar="S", nargs="+", default=DEFAULT_STRATEGIES,
-                   help="depth[(k=K)] rbp(p=P) rrf(k=K) mtf mmns(gamma=G) rarity(beta=B,p=P) (default: all six)")
+                   help="depth[(k=K,ties=docno|runs)] rbp(p=P) rrf(k=K) mtf[(rule=cormack|skip)] mmns(gamma=G) "
+                        "rarity(beta=B,p=P) (default: all six)")
     p.add_argument("--budgets", metavar="B", nargs="+", type=int, default=DEFAULT_BUDGETS,
                    help="judgments per query (default 10 20 50 100)")
     p.add_argument("--total", action="store_true", help="budgets are totals over all queries, shared equally")
@@ -51,8 +53,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="leave-one-team-out for the N teams with most unique relevant documents, 'all', or 0 "
                         "(default 0: skip; each team costs one evaluation per strategy and budget)")
     p.add_argument("--no-reusability", action="store_true", help="skip the reusability study")
-    p.add_argument("--leaderboard", metavar="CSV",
-                   help="compare S_d from the runs the leaderboard marks as contributing with S_d from all runs")
+    p.add_argument("--leaderboard", metavar="CSV[:COLUMN]",
+                   help="compare S_d from the runs the leaderboard marks as contributing with S_d from all runs; "
+                        "COLUMN names the runs (default 'run'; TREC's leaderboards: CSV:tag)")
     p.add_argument("--official-column", default="contributed judgments",
                    help="the leaderboard's column marking contributing runs (default 'contributed judgments')")
     p.add_argument("--incomplete", action="store_true",
@@ -70,13 +73,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def _inputs(args: argparse.Namespace) -> list[str | None]:
     from ir_rarity.pool.teams import teams_file
+    from ir_rarity.pooling.reuse import leaderboard_spec
 
-    extras = [str(teams_file(x)) for x in (args.leaderboard, args.teams) if x]
+    extras = [leaderboard_spec(args.leaderboard)[0]] if args.leaderboard else []
+    extras += [str(teams_file(args.teams))] if args.teams else []
     return [args.qrels, *args.runs, *extras]
 
 
-def _loto_teams(pool: Any, qrels: Any, depth: int, spec: str) -> list[str] | None:
-    """The teams to leave out: ``all`` (None), or the N with most unique relevant documents ([] for 0)."""
+def _loto_count(spec: str) -> int | None:
+    """``--loto-teams`` checked: None for ``all``, else the number of teams."""
     if spec.strip().lower() == "all":
         return None
     try:
@@ -85,8 +90,14 @@ def _loto_teams(pool: Any, qrels: Any, depth: int, spec: str) -> list[str] | Non
         raise ParameterError(f"--loto-teams must be a number or 'all', got {spec!r}") from None
     if n < 0:
         raise ParameterError(f"--loto-teams must be >= 0, got {n}")
-    if n == 0:
-        return []
+    return n
+
+
+def _loto_teams(pool: Any, qrels: Any, depth: int, spec: str) -> list[str] | None:
+    """The teams to leave out: ``all`` (None), or the N with most unique relevant documents ([] for 0)."""
+    n = _loto_count(spec)
+    if n is None or n == 0:
+        return None if n is None else []
     from ir_rarity.campaign import unique_relevant
 
     counts = unique_relevant(pool, qrels, depth, by="team").counts
@@ -94,15 +105,38 @@ def _loto_teams(pool: Any, qrels: Any, depth: int, spec: str) -> list[str] | Non
     return [str(t) for t in ranked[:n]]
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the sub-command (errors are raised; ``ir-rarity`` prints them as one line)."""
-    from ir_rarity.checks import check_depth
+def _read_inputs(args: argparse.Namespace) -> tuple[Any, Any, list[str] | None]:
+    """``(qrels, pool, official runs)``: every input file read and checked, so that none fails after simulating.
+
+    Raises:
+        InputError: an unreadable qrels, run, teams or leaderboard file (or a leaderboard without its columns).
+        ParameterError: leaderboard runs the pool lacks, or too few official or other runs.
+
+    """
     from ir_rarity.io.frames import as_qrels_frame
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.teams import read_teams
+    from ir_rarity.pooling.reuse import check_official, contributing_runs
+
+    team_map = read_teams(args.teams) if args.teams else None
+    official = contributing_runs(args.leaderboard, args.official_column) if args.leaderboard else None
+    qrels = as_qrels_frame(args.qrels)
+    runs_spec: Any = args.runs[0] if len(args.runs) == 1 else list(args.runs)
+    pool = Pool.from_runs(runs_spec, teams=team_map, duplicates=args.duplicates, split_by_tag=args.split_by_tag)
+    if official is not None:
+        official = check_official(pool, official)[0]
+    return qrels, pool, official
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sub-command (errors are raised; ``ir-rarity`` prints them as one line).
+
+    Every argument and input file is checked before the simulation starts.
+    """
+    from ir_rarity.checks import check_depth
     from ir_rarity.pooling.incomplete import incomplete_judgments
     from ir_rarity.pooling.report import found_table, write_report
-    from ir_rarity.pooling.reuse import contributing_runs, official_vs_all, reusability
+    from ir_rarity.pooling.reuse import official_vs_all, reusability
     from ir_rarity.pooling.simulation import check_budgets, simulate
     from ir_rarity.pooling.strategies import parse_strategy
     from ir_rarity.tables import render_frame
@@ -112,11 +146,9 @@ def run(args: argparse.Namespace) -> int:
     strategies = [parse_strategy(s) for s in args.strategies]
     budgets = check_budgets(args.budgets)
     measures = parse_measures(args.measures)
+    _loto_count(args.loto_teams)
     show = sys.stderr.isatty()
-    qrels = as_qrels_frame(args.qrels)
-    team_map = read_teams(args.teams) if args.teams else None
-    runs_spec: Any = args.runs[0] if len(args.runs) == 1 else list(args.runs)
-    pool = Pool.from_runs(runs_spec, teams=team_map, duplicates=args.duplicates, split_by_tag=args.split_by_tag)
+    qrels, pool, official_runs = _read_inputs(args)
     sim = simulate(pool, qrels, strategies, budgets, total=args.total, depth=depth, rel=args.rel,
                    seed=args.seed, progress=show)
     reuse = official = incomplete = None
@@ -127,9 +159,8 @@ def run(args: argparse.Namespace) -> int:
             teams = _loto_teams(pool, qrels, loto_depth, args.loto_teams)
             reuse = reusability(sim, pool, qrels, measures, depth=depth, loto=teams != [], teams=teams,
                                 progress=show)
-        if args.leaderboard:
-            official = official_vs_all(pool, qrels, measures,
-                                       contributing_runs(args.leaderboard, args.official_column))
+        if official_runs is not None:
+            official = official_vs_all(pool, qrels, measures, official_runs)
         if args.incomplete:
             incomplete = incomplete_judgments(pool, qrels, measures)
     summary = write_report(args.out, sim, reuse, official, incomplete, plots=not args.no_plots)

@@ -18,7 +18,9 @@ as a newcomer: the one evaluation rule), compared with S_d from all runs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -115,26 +117,61 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     return table
 
 
+def leaderboard_spec(leaderboard: Any) -> tuple[str, str]:
+    """``(path, run column)`` of a leaderboard given as a path, ``'path:COLUMN'`` or a pair ``(path, column)``.
+
+    The run column defaults to ``run``; official TREC leaderboards name it ``tag`` (``'board.csv:tag'``). A string
+    naming an existing file is taken as a path even if it contains a colon.
+    """
+    if isinstance(leaderboard, tuple) and len(leaderboard) == 2:
+        return os.fspath(leaderboard[0]), str(leaderboard[1])
+    path = os.fspath(leaderboard)
+    if Path(path).exists() or ":" not in path:
+        return path, "run"
+    head, column = path.rsplit(":", 1)
+    return (head, column) if column else (path, "run")
+
+
 def contributing_runs(leaderboard: Any, column: str = "contributed judgments") -> list[str]:
     """Runs a leaderboard marks as having contributed to judging (``yes``/``true``/``1`` in ``column``).
 
     Args:
-        leaderboard: A CSV path (columns ``run`` and ``column``) or a DataFrame.
+        leaderboard: A CSV path (its run column ``run``), ``'path:COLUMN'`` or ``(path, COLUMN)`` naming the run
+            column (``'board.csv:tag'`` for TREC's leaderboards), or a DataFrame (column ``run``).
         column: The column saying whether the run contributed.
 
     Raises:
-        InputError: the file lacks a ``run`` or ``column`` column.
+        InputError: the file lacks the run column or ``column``.
 
     """
     if isinstance(leaderboard, pd.DataFrame):
-        frame = leaderboard
-        for needed in ("run", column):
+        frame, run_column = leaderboard, "run"
+        for needed in (run_column, column):
             if needed not in frame.columns:
                 raise InputError(f"no column {needed!r} in the leaderboard frame", "leaderboard")
     else:
-        frame = read_csv_columns(leaderboard, ("run", column), "leaderboard")
+        path, run_column = leaderboard_spec(leaderboard)
+        frame = read_csv_columns(path, (run_column, column), "leaderboard")
     flag = frame[column].astype(str).str.strip().str.lower().isin(["yes", "y", "true", "1"])
-    return [str(r) for r in frame.loc[flag, "run"]]
+    return [str(r) for r in frame.loc[flag, run_column]]
+
+
+def check_official(pool: Pool, official: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(official, others)``: the official runs (once each) and the pool's other runs.
+
+    Raises:
+        ParameterError: an official run the pool lacks, fewer than two official runs, or none left over.
+
+    """
+    official = list(dict.fromkeys(str(n) for n in official))
+    unknown = [n for n in official if n not in pool]
+    if unknown:
+        raise ParameterError(f"official run(s) not in the pool: {unknown[:5]}")
+    others = [n for n in pool.names if n not in set(official)]
+    if len(official) < 2 or not others:
+        raise ParameterError(f"need at least two official runs and one other; got {len(official)} and "
+                             f"{len(others)}")
+    return official, others
 
 
 def official_vs_all(pool: Pool, qrels: Any, measures: Any, official: Sequence[str]) -> tuple[pd.DataFrame,
@@ -159,14 +196,7 @@ def official_vs_all(pool: Pool, qrels: Any, measures: Any, official: Sequence[st
         ParameterError: fewer than two official runs, or none left over.
 
     """
-    official = list(dict.fromkeys(str(n) for n in official))
-    unknown = [n for n in official if n not in pool]
-    if unknown:
-        raise ParameterError(f"official run(s) not in the pool: {unknown[:5]}")
-    others = [n for n in pool.names if n not in set(official)]
-    if len(official) < 2 or not others:
-        raise ParameterError(f"need at least two official runs and one other; got {len(official)} and "
-                             f"{len(others)}")
+    official, others = check_official(pool, official)
     measure_list = parse_measures(measures)
     frame = as_qrels_frame(qrels)
     everyone = pool.evaluate(frame, measure_list)

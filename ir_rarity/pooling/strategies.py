@@ -10,11 +10,12 @@ runs by a permutation drawn from ``seed``, so an order is reproducible.
 
 ================  ===========================================================================================
 ``depth``         depth-k pooling (Spärck Jones & van Rijsbergen, 1975; TREC practice): documents by their best
-                  rank over the runs (then by how many runs retrieved them, then docno); with ``k`` only the
-                  runs' top k: the depth-k judging pool.
+                  rank over the runs, then docno (``ties='runs'``: then by how many runs retrieved them, then
+                  docno); with ``k`` only the runs' top k: the depth-k judging pool.
 ``rbp``           RBP-weighted: :math:`\sum_r (1-p)\,p^{rank_r(d)-1}` (Moffat, Webber & Zobel, 2007).
 ``rrf``           RRF-weighted: :math:`\sum_r 1/(k + rank_r(d))` (Cormack, Clarke & Büttcher, SIGIR 2009).
-``mtf``           move-to-front (Cormack, Palmer & Clarke, SIGIR 1998), adaptive.
+``mtf``           move-to-front (Cormack, Palmer & Clarke, SIGIR 1998), adaptive; ``rule`` says whether a
+                  document judged through another run counts for a run (``'cormack'``) or is skipped.
 ``mmns``          the non-stationary Bayesian bandit MM-NS (Losada, Parapar & Barreiro, IPM 2017), adaptive.
 ``rarity``        rarity-aware RBP: :math:`\sum_r (1-p)\,p^{rank_r(d)-1} / S_d^{\beta}` (this package).
 ================  ===========================================================================================
@@ -148,6 +149,22 @@ class Strategy(abc.ABC):
         return f"<strategy {self}>"
 
 
+def _positive_integer(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        return bool(int(value) == value and value >= 1)
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _choice(name: str, param: str, value: Any, allowed: tuple[str, ...]) -> str:
+    text = str(value).strip().lower()
+    if text not in allowed:
+        raise ParameterError(f"{name}: {param} must be one of {', '.join(allowed)}, got {value!r}")
+    return text
+
+
 def _probability(name: str, value: float) -> float:
     value = float(value)
     if not 0.0 < value < 1.0:
@@ -158,29 +175,36 @@ def _probability(name: str, value: float) -> float:
 class DepthK(Strategy):
     """Depth-k pooling: documents by their best rank over all runs, shallow first.
 
-    Within a rank, documents more runs retrieved come first, then docno order. With ``k``, only documents in
-    some run's top k are ordered: judging them all gives :func:`ir_rarity.campaign.judging_pool` at depth k.
+    ``ties`` orders the documents of one rank: ``'docno'`` (default; TREC practice, where the depth-k pool is
+    judged and within a rank no run count decides) by docno only, ``'runs'`` by how many runs retrieved them
+    (within the top k with ``k``), more first, then docno. Either way the pool at a budget of b judgments per
+    query is the first b documents of the order, and with ``k``, only documents in some run's top k are ordered:
+    judging them all gives :func:`ir_rarity.campaign.judging_pool` at depth k (the same set for both rules).
     """
 
     NAME = "depth"
+    TIES: ClassVar[tuple[str, ...]] = ("docno", "runs")
 
-    def __init__(self, k: int | None = None) -> None:
-        if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
+    def __init__(self, k: int | None = None, ties: str = "docno") -> None:
+        if k is not None and not _positive_integer(k):
             raise ParameterError(f"depth: k must be a positive integer, got {k!r}")
         self.k = None if k is None else int(k)
+        self.ties = _choice(self.NAME, "ties", ties, self.TIES)
 
     def params(self) -> dict[str, Any]:
-        """``k``."""
-        return {"k": self.k}
+        """``k``, and ``ties`` unless it is the default ``'docno'``."""
+        return {"k": self.k, "ties": None if self.ties == "docno" else self.ties}
 
     def order(self, candidates: Candidates, seed: int = 0, limit: int | None = None) -> JudgingOrder:
         """See the class."""
         best = np.full(candidates.n_docs, np.iinfo(np.int64).max, dtype=np.int64)
         np.minimum.at(best, candidates.doc, candidates.rank)
         keep = np.ones(candidates.n_docs, dtype=bool) if self.k is None else best < self.k
-        rows = candidates.rank < (self.k if self.k is not None else np.iinfo(np.int64).max)
-        n_runs = np.bincount(candidates.doc[rows], minlength=candidates.n_docs)
-        return _from_scores(str(self), candidates, keep, -best.astype(np.float64), n_runs.astype(np.float64))
+        scores = [-best.astype(np.float64)]
+        if self.ties == "runs":
+            rows = candidates.rank < (self.k if self.k is not None else np.iinfo(np.int64).max)
+            scores.append(np.bincount(candidates.doc[rows], minlength=candidates.n_docs).astype(np.float64))
+        return _from_scores(str(self), candidates, keep, *scores)
 
 
 class RBP(Strategy):
@@ -302,21 +326,34 @@ class _Adaptive(Strategy):
         out: list[int] = []
         while len(out) < n_docs:
             arm = int(np.argmax(value))
-            items, p = lists[arm], pointer[arm]
-            while p < len(items) and items[p] in judged:
-                p += 1
-            if p == len(items):
-                pointer[arm] = p
+            d = self._step(lists[arm], pointer, arm, judged)
+            if d is None:
                 value[arm] = -np.inf
                 continue
-            d = items[p]
-            pointer[arm] = p + 1
-            judged.add(d)
-            out.append(d)
+            if d not in judged:  # a new judgment (otherwise a document judged before, counted for this arm)
+                judged.add(d)
+                out.append(d)
             value[arm] = self._update(state, arm, bool(relevant[d])) + tie[arm]
-            if pointer[arm] == len(items):
+            if pointer[arm] == len(lists[arm]):
                 value[arm] = -np.inf
         return np.asarray(out, dtype=np.int64)
+
+    def _step(self, items: list[int], pointer: list[int], arm: int, judged: set[int]) -> int | None:
+        """The document ``arm`` reads next (None: none left), its pointer moved past it.
+
+        Documents judged before are passed over uncounted, unless :meth:`_counts_judged`: then the next document
+        is read whether judged or not, and a judged one is counted for the arm without a new judgment.
+        """
+        p = pointer[arm]
+        if not self._counts_judged():
+            while p < len(items) and items[p] in judged:
+                p += 1
+        pointer[arm] = min(p + 1, len(items))
+        return items[p] if p < len(items) else None
+
+    def _counts_judged(self) -> bool:
+        """Whether a document judged through another arm counts for this arm when it reaches it."""
+        return False
 
     @abc.abstractmethod
     def _start(self, n_runs: int) -> Any:
@@ -336,17 +373,33 @@ class MTF(_Adaptive):
 
     "Efficient construction of large test collections".
 
-    Every run starts with the same priority. The run of highest priority has its best unjudged document judged;
-    while it finds relevant documents it keeps its priority and is visited again; a non-relevant document lowers
-    its priority by one, which moves it behind every run that has failed less. Runs of equal priority are visited
-    in a seeded random order.
+    Every run starts with the same priority. The run of highest priority reads its next document; a relevant one
+    keeps the run's priority, so it is read again; a non-relevant one lowers its priority by one, which moves it
+    behind every run that has failed less. Runs of equal priority are read in a seeded random order.
+
+    ``rule`` says what a run does with a document already judged through another run:
+
+    * ``'cormack'`` (default, as published): the document counts for the run as if the run had found it, with
+      its judgment and no new one: judged relevant, the run keeps its priority and reads on; judged non-relevant,
+      its priority drops by one as for any non-relevant document (counting a judged non-relevant document as the
+      run's failure is this package's reading of "as if the run had found it"; a relevant one never changes a
+      priority, so this is where the rules differ).
+    * ``'skip'``: the document is passed over uncounted, and the run's next unjudged document is judged in the
+      same turn (the run's priority only ever reflects documents judged through it).
     """
 
     NAME = "mtf"
+    RULES: ClassVar[tuple[str, ...]] = ("cormack", "skip")
+
+    def __init__(self, rule: str = "cormack") -> None:
+        self.rule = _choice(self.NAME, "rule", rule, self.RULES)
 
     def params(self) -> dict[str, Any]:
-        """None."""
-        return {}
+        """``rule`` unless it is the default ``'cormack'``."""
+        return {"rule": None if self.rule == "cormack" else self.rule}
+
+    def _counts_judged(self) -> bool:
+        return self.rule == "cormack"
 
     def _start(self, n_runs: int) -> np.ndarray:
         return np.zeros(n_runs, dtype=np.float64)
@@ -361,7 +414,7 @@ class MTF(_Adaptive):
 
 
 class MMNS(_Adaptive):
-    r"""Non-stationary Bayesian bandit pooling, MM-NS (Losada, Parapar & Barreiro, IPM 53(5), 2017).
+    r"""Non-stationary Bayesian bandit pooling, MM-NS (Losada, Parapar & Barreiro, SAC 2016; IPM 53(5), 2017).
 
     "Multi-armed bandits for adjudicating documents in pooling-based evaluation of information retrieval
     systems".
@@ -377,7 +430,8 @@ class MMNS(_Adaptive):
     so that recent judgments weigh more than early ones: a run's documents get less often relevant as it is
     followed deeper. Only the pulled run is updated (a document judged through one run and skipped by another
     teaches the other nothing). Ties between arms of equal value follow a seeded random order; ``gamma = 1``
-    gives the stationary MM.
+    gives the stationary MM. Where this may depart from the published rule is set out in ``docs/pooling.md``
+    (MM-NS: the update used).
     """
 
     NAME = "mmns"
@@ -413,8 +467,15 @@ STRATEGIES: dict[str, Callable[..., Strategy]] = {
 _SPEC = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\((.*)\))?\s*$")
 
 
+def _number_or_word(value: str) -> float | str:
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
 def parse_strategy(spec: str | Strategy) -> Strategy:
-    """A strategy from its name with optional parameters, e.g. ``depth(k=10)``, ``rbp(p=0.9)``, ``mmns``.
+    """A strategy from its name with optional parameters, e.g. ``depth(k=10,ties=runs)``, ``mtf(rule=skip)``.
 
     Raises:
         ParameterError: an unknown name, a malformed parameter list, or a bad value.
@@ -426,19 +487,20 @@ def parse_strategy(spec: str | Strategy) -> Strategy:
     if not match or match.group(1).lower() not in STRATEGIES:
         raise ParameterError(f"unknown pooling strategy {spec!r}; known: {', '.join(STRATEGIES)} "
                              "(parameters as in rbp(p=0.8))")
-    params: dict[str, float] = {}
+    params: dict[str, Any] = {}
     for part in filter(None, (match.group(2) or "").split(",")):
         name, sep, value = part.partition("=")
-        try:
-            if not sep:
-                raise ValueError
-            params[name.strip()] = float(value)
-        except ValueError:
-            raise ParameterError(f"pooling strategy {spec!r}: write parameters as name=number") from None
+        if not sep or not name.strip() or not value.strip():
+            raise ParameterError(f"pooling strategy {spec!r}: write parameters as name=value")
+        params[name.strip()] = _number_or_word(value.strip())
     cls = STRATEGIES[match.group(1).lower()]
-    if cls is DepthK and "k" in params:
-        params["k"] = int(params["k"]) if params["k"] == int(params["k"]) else params["k"]
+    if cls is DepthK and isinstance(params.get("k"), float) and params["k"].is_integer():
+        params["k"] = int(params["k"])
     try:
         return cls(**params)
+    except ParameterError:
+        raise
     except TypeError:
         raise ParameterError(f"pooling strategy {spec!r}: unknown parameter(s) {sorted(params)}") from None
+    except ValueError:
+        raise ParameterError(f"pooling strategy {spec!r}: a parameter that takes a number got a word") from None

@@ -61,9 +61,30 @@ def test_seed_gives_the_tie_order_the_hand_cases_assume() -> None:
 def test_depth_order_by_hand(tiny: tuple[Pool, Candidates]) -> None:
     # best rank 1: d1 (2 runs), d2 (2 runs), d6 (1 run); rank 2: d3 (2), d4 (1); rank 3: d5.
     assert _order(DepthK(), tiny[1]) == ["d1", "d2", "d6", "d3", "d4", "d5"]
+    assert _order(DepthK(ties="runs"), tiny[1]) == ["d1", "d2", "d6", "d3", "d4", "d5"]
     assert _order(DepthK(k=1), tiny[1]) == ["d1", "d2", "d6"]
-    # Within the top 2, d2 is in 2 runs, d1 in 1 (C has it third), d3 in 1 (A has it third): d2 leads rank 1.
-    assert _order("depth(k=2)", tiny[1]) == ["d2", "d1", "d6", "d3", "d4"]
+    # Within the top 2, d2 is in 2 runs, d1 in 1 (C has it third), d3 in 1 (A has it third): with ties by runs
+    # d2 leads rank 1; by docno (the default) d1 does. The same documents either way.
+    assert _order("depth(k=2,ties=runs)", tiny[1]) == ["d2", "d1", "d6", "d3", "d4"]
+    assert _order("depth(k=2)", tiny[1]) == ["d1", "d2", "d6", "d3", "d4"]
+    assert str(DepthK(k=2)) == "depth(k=2)" and str(parse_strategy("depth(ties=runs)")) == "depth(ties=runs)"
+
+
+def test_depth_tie_rules_by_hand() -> None:
+    # X: d9 d2   Y: d9 d3   Z: d1 d4;  qrels d1=0, d2=1, d3=0, d4=1, d9=1.
+    # Rank 1: d1 (1 run), d9 (2 runs); rank 2: d2, d3, d4 (1 run each, docno order).
+    # ties=docno: d1 d9 d2 d3 d4 -> relevant found at budgets 1..5: 0 1 2 2 3.
+    # ties=runs:  d9 d1 d2 d3 d4 -> 1 1 2 2 3.
+    runs = {"X": ["d9", "d2"], "Y": ["d9", "d3"], "Z": ["d1", "d4"]}
+    pool = Pool.from_runs({n: pd.DataFrame({"query_id": "q1", "doc_id": d, "score": [2.0, 1.0]})
+                           for n, d in runs.items()})
+    qrels = pd.DataFrame({"query_id": "q1", "doc_id": ["d1", "d2", "d3", "d4", "d9"], "relevance": [0, 1, 0, 1, 1]})
+    table = simulate(pool, qrels, ["depth", "depth(ties=runs)"], [1, 2, 3, 4, 5]).table()
+    found = table.pivot(index="budget", columns="strategy", values="relevant")
+    assert found["depth"].tolist() == [0, 1, 2, 2, 3]
+    assert found["depth(ties=runs)"].tolist() == [1, 1, 2, 2, 3]
+    assert _order("depth", Candidates.from_pool(pool, qrels)) == ["d1", "d9", "d2", "d3", "d4"]
+    assert _order("depth(ties=runs)", Candidates.from_pool(pool, qrels)) == ["d9", "d1", "d2", "d3", "d4"]
 
 
 def test_rbp_order_by_hand(tiny: tuple[Pool, Candidates]) -> None:
@@ -84,9 +105,33 @@ def test_rarity_order_by_hand(tiny: tuple[Pool, Candidates]) -> None:
 
 
 def test_mtf_order_by_hand(tiny: tuple[Pool, Candidates]) -> None:
-    # A: d1 rel (stays), d2 non-rel (A -> -1); B: d2 judged, d4 rel, d5 non-rel (B -> -1, exhausted);
-    # C: d6 non-rel (C -> -1); A and C tie at -1, A first: d3 rel; C has only judged documents left.
-    assert _order(MTF(), tiny[1]) == ["d1", "d2", "d4", "d5", "d6", "d3"]
+    # rule=cormack (default): A d1 rel (A stays 0), d2 non-rel (A -1); B (0) meets d2, judged non-rel through A:
+    # counted for B without a judgment (B -1); C (0) d6 non-rel (C -1). All at -1, A first: d3 rel, A exhausted;
+    # B d4 rel (stays -1), d5 non-rel, exhausted; C meets d3 and d1, both judged: nothing new.
+    assert _order(MTF(), tiny[1]) == ["d1", "d2", "d6", "d3", "d4", "d5"]
+    # rule=skip: B passes over d2 uncounted and judges d4 (rel, B stays 0), d5 non-rel (B -1, exhausted);
+    # C (0) d6 non-rel (C -1); A and C tie at -1, A first: d3 rel; C has only judged documents left.
+    assert _order(MTF(rule="skip"), tiny[1]) == ["d1", "d2", "d4", "d5", "d6", "d3"]
+    assert str(MTF()) == "mtf" and str(parse_strategy("mtf(rule=skip)")) == "mtf(rule=skip)"
+
+
+def test_mtf_rules_relevant_found_per_budget_by_hand(tiny: tuple[Pool, Candidates]) -> None:
+    # Labels of the two orders above (d1 1, d2 0, d3 1, d4 1, d5 and d6 outside the qrels: 0):
+    # cormack d1 d2 d6 d3 d4 d5 -> 1 0 0 1 1 0 -> found at budgets 1..6: 1 1 1 2 3 3
+    # skip    d1 d2 d4 d5 d6 d3 -> 1 0 1 0 0 1 ->                         1 1 2 2 2 3
+    table = simulate(tiny[0], TINY_QRELS, ["mtf", "mtf(rule=skip)"], range(1, 7), seed=SEED_ABC).table()
+    found = table.pivot(index="budget", columns="strategy", values="relevant")
+    assert found["mtf"].tolist() == [1, 1, 1, 2, 3, 3]
+    assert found["mtf(rule=skip)"].tolist() == [1, 1, 2, 2, 2, 3]
+
+
+def test_strategy_word_parameters_are_checked() -> None:
+    for spec, message in (("mtf(rule=other)", "rule must be one of cormack, skip"),
+                          ("depth(ties=score)", "ties must be one of docno, runs"),
+                          ("rbp(p=high)", "takes a number"), ("depth(k=inf)", "positive integer"),
+                          ("mtf(rule)", "name=value")):
+        with pytest.raises(ParameterError, match=message):
+            parse_strategy(spec)
 
 
 def test_mmns_order_by_hand(tiny: tuple[Pool, Candidates]) -> None:
@@ -240,9 +285,9 @@ def test_pool_qrels_relabels_outside_the_pool() -> None:
 def test_report_files(tmp_path: Path, tiny: tuple[Pool, Candidates]) -> None:
     from ir_rarity.pooling import write_report
 
-    sim = simulate(tiny[0], TINY_QRELS, ["depth", "mtf"], [1, 3], seed=SEED_ABC)
+    sim = simulate(tiny[0], TINY_QRELS, ["depth", "mtf(rule=skip)"], [1, 3], seed=SEED_ABC)
     summary = write_report(tmp_path / "out", sim, plots=True)
     assert (tmp_path / "out" / "found.png").stat().st_size > 0
     text = summary.read_text()
     assert "| depth | 1 | 1 |" in text  # d1 (rel), d2, d6: one relevant at budgets 1 and 3
-    assert "| mtf | 1 | 2 |" in text  # d1 (rel), d2, d4 (rel)
+    assert "| mtf(rule=skip) | 1 | 2 |" in text  # d1 (rel), d2, d4 (rel)

@@ -46,6 +46,7 @@ def atomized_search_length(
     rank: np.ndarray | None = None,
     position: tuple[np.ndarray, np.ndarray] | None = None,
     cell_sizes: np.ndarray | None = None,
+    length: int | None = None,
 ) -> np.ndarray:
     r"""Mean ASL per cell over its ``first``-th to ``last``-th best-placed relevant documents.
 
@@ -56,6 +57,11 @@ def atomized_search_length(
 
     A retrieved relevant document at 0-based rank :math:`i`, the :math:`p`-th relevant one of its cell, has
     :math:`i - (p - 1)` non-relevant documents above it, so :math:`ASL_{q,d} = i - p + 2`.
+
+    With a nominal run length ``length`` :math:`= N`, every ranking is taken cut at :math:`N` and padded with
+    non-relevant documents to :math:`N`: only rows of rank :math:`i < N` count as retrieved, and
+    :math:`irrel_q = N - r_q^N` with :math:`r_q^N` the relevant rows among them (a cell with no rows has
+    :math:`irrel_q = N`).
 
     Args:
         relevant: Per-row relevance indicator.
@@ -69,17 +75,25 @@ def atomized_search_length(
             ``cell`` when not given.
         position: :func:`relevant_positions` of the rows, when already computed (it does not depend on the range).
         cell_sizes: Rows of each cell (``np.bincount(cell, minlength=n_cells)``), when already computed.
+        length: Nominal run length N (rankings cut at N, padded with non-relevant documents to N), or None for
+            the rankings as they are (the paper's rule).
 
     """
     relevant = np.asarray(relevant, dtype=bool)
     if rank is None:
         rank = ranks_within_blocks(block_starts(cell))
     rows, place = relevant_positions(relevant, cell) if position is None else position
+    if length is not None:  # relevant rows below N are not retrieved; N - r_q^N non-relevant documents
+        within = rank[rows] < length
+        rows, place = rows[within], place[within]
     in_range = (place >= first) & (place <= last)
     rel_cell = cell[rows]
     retrieved_sum = cell_sum((rank[rows] - place + 2)[in_range].astype(np.float64), rel_cell[in_range], n_cells)
     n_retrieved = cell_count(rel_cell, n_cells)
-    sizes = cell_count(cell, n_cells) if cell_sizes is None else cell_sizes
+    if length is not None:
+        sizes: np.ndarray | float = float(length)
+    else:
+        sizes = cell_count(cell, n_cells) if cell_sizes is None else cell_sizes
     n_irrelevant = sizes - n_retrieved
     n_relevant = np.asarray(n_relevant, dtype=np.float64)
     top = np.minimum(n_relevant, last)

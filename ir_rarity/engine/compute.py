@@ -179,7 +179,8 @@ def _asl(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     n_rel = np.tile(rows.qrels.n_relevant(rel), rows.n_runs)
     return asl_kernel.atomized_search_length(rows.relevant(rel), rows.cell(), rows.n_cells, n_rel, first, last,
                                              after_last=measure["unretrieved"] == "after_last", rank=rows.rank,
-                                             position=rows.relevant_positions(rel), cell_sizes=rows.cell_sizes())
+                                             position=rows.relevant_positions(rel), cell_sizes=rows.cell_sizes(),
+                                             length=measure["length"])
 
 
 def _u_novel(measure: RarityMeasure, rows: Rows) -> np.ndarray:

@@ -17,7 +17,7 @@ meta-evaluation and pooling analyses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import ir_measures
@@ -34,6 +34,7 @@ from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, without_duplicates
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError, warn
+from ir_rarity.measures.asl import RankingLengthWarning
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.progress import progress as bar
 
@@ -177,6 +178,8 @@ def apply_rule(
     _warn_if_degenerate(campaign, engine)
     values: dict[Any, np.ndarray] = {}
     members: dict[str, str] = {}
+    asl = [m for m in engine if str(getattr(m, "NAME", "")) == "ASL"]
+    longest: list[np.ndarray] = []
     if engine or standard_in_engine:
         if members_of is not None:  # a block of members at a time: what the kernels hold stays bounded
             blocks: Iterable[Rows] = (members_of.member_rows(encoded, block)
@@ -185,7 +188,8 @@ def apply_rule(
             assert runs is not None
             rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
             blocks = [rows]
-        values.update(_compute_blocks(engine, standard_in_engine, blocks))
+        values.update(_compute_blocks(engine, standard_in_engine, _longest_rankings(blocks, longest) if asl
+                                      else blocks))
         if members_of is None and engine:
             members = _report_members(names, membership)
     if through_ir_measures:
@@ -194,9 +198,10 @@ def apply_rule(
             ((n, source.run(n)) for n in names) if source is not None
             else ((str(n), without_duplicates(str(n), f, duplicates)) for n, f in (runs or {}).items()))
         values.update(_with_ir_measures(through_ir_measures, qrels, encoded, frames, len(names), progress))
+    run_lengths = _warn_if_lengths_differ(names, longest, asl) if asl else {}
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
-                      qrels=qrels)
+                      qrels=qrels, run_lengths=run_lengths)
 
 
 def _what_is_scored(campaign: Campaign, runs: Mapping[str, pd.DataFrame] | None, joint: bool,
@@ -246,6 +251,38 @@ def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
         warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
                       "common ones (every document a member retrieved has S_d = S); score the run against a "
                       "campaign of several systems", DegeneratePoolWarning)
+
+
+def _longest_rankings(blocks: Iterable[Rows], longest: list[np.ndarray]) -> Iterator[Rows]:
+    """``blocks`` as they are, recording each block's per-run longest ranking over the qrels' queries.
+
+    The lengths are appended to ``longest`` before the block is scored and released.
+    """
+    for rows in blocks:
+        sizes = np.asarray(rows.cell_sizes()).reshape(rows.n_runs, rows.n_queries)
+        longest.append(sizes.max(axis=1, initial=0).astype(np.int64))
+        yield rows
+
+
+def _warn_if_lengths_differ(names: list[str], longest: list[np.ndarray], asl: Sequence[Any]) -> dict[str, int]:
+    """Run -> its longest ranking over the qrels' queries, with one warning when they differ.
+
+    The :class:`RankingLengthWarning` is given when an ASL measure without ``length`` is evaluated (eq. 3
+    rewards the shorter runs) and names the shorter runs.
+    """
+    lengths = np.concatenate(longest) if longest else np.zeros(0, dtype=np.int64)
+    run_lengths = {name: int(n) for name, n in zip(names, lengths, strict=True)}
+    unpadded = [str(m) for m in asl if m["length"] is None]
+    if not unpadded or len(set(run_lengths.values())) < 2:
+        return run_lengths
+    top = max(run_lengths.values())
+    shorter = [f"{name!r} ({n})" for name, n in sorted(run_lengths.items(), key=lambda item: item[1]) if n < top]
+    named = ", ".join(shorter[:5]) + (f" and {len(shorter) - 5} more" if len(shorter) > 5 else "")
+    warn(f"{', '.join(unpadded)}: the runs return rankings of different lengths (longest per run over the qrels' "
+         f"queries: {min(run_lengths.values())} to {top}); shorter runs score lower (better) ASL, a relevant "
+         f"document they miss counting only the non-relevant documents they returned: {named}; compare them with "
+         f"ASL(length={top})", RankingLengthWarning)
+    return run_lengths
 
 
 def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:

@@ -63,6 +63,8 @@ class Evaluation:
         qrels: The qrels the values were computed with (``query_id, doc_id, relevance``).
         labels: Measure -> the name the user gave it (the string passed, whitespace-normalised): the column of
             every table. A measure without a label is named ``str(measure)``.
+        run_lengths: Evaluated run -> its longest ranking over the qrels' queries, recorded when ASL measures
+            are evaluated (ASL rewards shorter runs); ``attrs()["asl_lengths"]`` says whether they differ.
 
     """
 
@@ -77,11 +79,22 @@ class Evaluation:
     campaign: Campaign | None = field(default=None, repr=False, compare=False)
     qrels: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     labels: dict[ir_measures.Measure, str] = field(default_factory=dict)
+    run_lengths: dict[str, int] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ what it was computed against
     def attrs(self) -> dict[str, object]:
-        """What the campaign is, for ``DataFrame.attrs["pool"]``."""
-        return {**self.info.as_dict(self.depths), "scored": self.mode, "members": dict(self.members)}
+        """What the campaign is, for ``DataFrame.attrs["pool"]``.
+
+        With ASL measures, ``"asl_lengths"``: ``{"differ", "min", "max", "shorter"}`` over the runs' longest
+        rankings (``shorter``: the runs whose longest ranking is below ``max``, which ASL without ``length``
+        rewards).
+        """
+        attrs = {**self.info.as_dict(self.depths), "scored": self.mode, "members": dict(self.members)}
+        if self.run_lengths:
+            low, high = min(self.run_lengths.values()), max(self.run_lengths.values())
+            attrs["asl_lengths"] = {"differ": low != high, "min": low, "max": high,
+                                    "shorter": [n for n, v in self.run_lengths.items() if v < high]}
+        return attrs
 
     def describe(self) -> str:
         """One line naming the campaign, the depths and how the runs were scored."""
@@ -169,7 +182,8 @@ class Evaluation:
         return Evaluation(names=list(names), query_ids=self.query_ids, measures=list(self.measures),
                           values={m: v[rows] for m, v in self.values.items()}, info=self.info,
                           depths=list(self.depths), members={n: self.members[n] for n in names if n in self.members},
-                          mode=self.mode, campaign=self.campaign, qrels=self.qrels, labels=dict(self.labels))
+                          mode=self.mode, campaign=self.campaign, qrels=self.qrels, labels=dict(self.labels),
+                          run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths})
 
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.names)} runs x {len(self.query_ids)} queries, "

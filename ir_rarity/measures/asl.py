@@ -8,13 +8,23 @@ from typing import ClassVar
 
 from ir_measures.measures.base import Agg, ParamInfo
 
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, RarityWarning
 from ir_rarity.measures.base import RarityMeasure, rel_param
 
-__all__ = ["ASL", "UNRETRIEVED_CHOICES", "NanMeanAgg", "parse_group"]
+__all__ = ["ASL", "UNRETRIEVED_CHOICES", "NanMeanAgg", "RankingLengthWarning", "parse_group"]
 
 UNRETRIEVED_CHOICES = ("after_last", "eq3")
 """Values of ``unretrieved``: where a relevant document the run did not retrieve is placed."""
+
+
+
+class RankingLengthWarning(RarityWarning):
+    """ASL compared across runs that return rankings of different lengths (a shorter run scores lower, better).
+
+    A relevant document a run misses counts only the non-relevant documents the run returned (eq. 3), so a run
+    cut short is rewarded; ``ASL(length=N)`` scores every run as cut or padded to ``N`` documents.
+    """
+
 
 _GROUP = re.compile(r"^g(\d+)-(\d+)$")
 
@@ -81,6 +91,22 @@ class _ASL(RarityMeasure):
     :math:`irrel_q = 0`, so it scores 1 (0 with ``'eq3'``) -- eq. 3 applied as written, the same lower bound as
     for any short ranking.
 
+    Eq. 3 therefore rewards a run for stopping early: the fewer documents it returns, the smaller
+    :math:`irrel_q`. ``length`` :math:`= N` (default None: the paper's rule above) scores every ranking as
+    returning exactly :math:`N` documents: a ranking longer than :math:`N` is cut at :math:`N` (its relevant
+    documents below rank :math:`N` count as unretrieved), a shorter one is padded with non-relevant documents
+    to :math:`N`. With :math:`r_q^N` the relevant documents among the run's top :math:`N`,
+
+    .. math:: irrel_q^N = N - r_q^N
+
+    takes the place of :math:`irrel_q`: a relevant document in the top :math:`N` keeps
+    :math:`ASL_{q,d} = irrel_{q,d} + 1`, and every other relevant document (missed, or ranked below :math:`N`)
+    scores :math:`N - r_q^N + 1` (``'after_last'``) or :math:`N - r_q^N` (``'eq3'``); a query the run
+    retrieved nothing for scores :math:`N + 1` (``'eq3'``: :math:`N`). ``ASL@gA-B`` keeps its order (the top
+    :math:`N`'s relevant documents in rank order, then the others) and averages the A-th to B-th of these
+    values. A ranking of exactly :math:`N` documents scores as without ``length``; runs of any lengths become
+    comparable (none is rewarded for returning fewer than :math:`N`).
+
     .. cite:: Alex, Hall & Metzler. Atomized Search Length: Beyond User Models (2022).
     """
 
@@ -96,6 +122,10 @@ class _ASL(RarityMeasure):
         "unretrieved": ParamInfo(dtype=str, default="after_last", choices=UNRETRIEVED_CHOICES,
                                  desc="value of an unretrieved relevant document: 'after_last' = irrel_q + 1 "
                                       "(placed after the run's last document), 'eq3' = irrel_q (eq. 3 literally)"),
+        "length": ParamInfo(dtype=int, default=None,
+                            desc="nominal run length N: every ranking cut at N and padded with non-relevant "
+                                 "documents to N, so irrel_q = N - (relevant in the top N) (default: the rankings "
+                                 "as returned, the paper's rule)"),
     }
     DEFAULT = float("nan")
     HIGHER_IS_BETTER: ClassVar[bool] = False
@@ -106,10 +136,13 @@ class _ASL(RarityMeasure):
     """Queries the run retrieved nothing for are computed (all relevant documents unretrieved), not defaulted."""
 
     def check_ranges(self) -> None:
-        """Check the group range (A >= 1, A <= B)."""
+        """Check the group range (A >= 1, A <= B) and the nominal length (a positive integer)."""
         super().check_ranges()
         if self["group"] is not None:
             parse_group(self["group"])
+        length = self["length"]
+        if length is not None and (isinstance(length, bool) or not isinstance(length, int) or length < 1):
+            raise ParameterError(f"ASL: length must be a positive integer (the nominal run length), got {length!r}")
 
     def group_range(self) -> tuple[int, float]:
         """``(A, B)`` of the group range; ``(1, inf)`` for plain ``ASL``."""

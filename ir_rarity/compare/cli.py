@@ -1,6 +1,7 @@
 """The options ``ir-rarity eval`` gets from this package, and the table it prints with them.
 
-``--baseline RUN...`` / ``--all-pairs`` with ``--test``, ``--correction``, ``--alpha``; ``--ci LEVEL``;
+``--baseline RUN...`` / ``--all-pairs`` with ``--test``, ``--correction``, ``--alpha``, ``--diff-interval``
+(the paired bootstrap interval of each mean difference, at ``--ci`` or 0.95); ``--ci LEVEL``;
 ``--composition`` (with ``--plot FILE``). :func:`add_eval_options` adds them to the ``eval`` parser,
 :func:`wants_table` says whether any was given, :func:`eval_table` renders the table.
 """
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ir_rarity.compare.names import CORRECTIONS, INTERVALS, TESTS
 from ir_rarity.errors import ParameterError
+from ir_rarity.stats.names import DIFF_INTERVALS
 
 if TYPE_CHECKING:
     from ir_rarity.engine.result import Evaluation
@@ -30,6 +32,9 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
                    help=f"multiple-testing correction per measure (statsmodels): {', '.join(CORRECTIONS)}")
     g.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     g.add_argument("--trials", type=int, default=10_000, help="randomization test trials (10000)")
+    g.add_argument("--diff-interval", choices=DIFF_INTERVALS, default="percentile",
+                   help="paired bootstrap interval of each comparison's mean difference (at --ci, else 0.95; "
+                        "--resamples, --seed): percentile (default) or bca")
     g.add_argument("--ci", type=float, metavar="LEVEL", help="confidence intervals of each mean, e.g. 0.95")
     g.add_argument("--interval", choices=INTERVALS, default="bootstrap",
                    help="interval over queries: bootstrap (percentile, default) or t")
@@ -54,8 +59,8 @@ def wants_table(args: argparse.Namespace) -> bool:
     compared = bool(args.baseline) or args.all_pairs
     if args.baseline and args.all_pairs:
         raise ParameterError("give --baseline or --all-pairs, not both")
-    if not compared and (args.correction is not None or args.test != "t"):
-        raise ParameterError("--test and --correction need --baseline RUN or --all-pairs")
+    if not compared and (args.correction is not None or args.test != "t" or args.diff_interval != "percentile"):
+        raise ParameterError("--test, --correction and --diff-interval need --baseline RUN or --all-pairs")
     if args.plot and not args.composition:
         raise ParameterError("--plot needs --composition")
     wanted = compared or args.ci is not None or args.composition
@@ -92,6 +97,6 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     table = campaign_table(evaluation, baselines=args.baseline, all_pairs=args.all_pairs, test=args.test,
                            correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
                            interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,
-                           order=order)
+                           order=order, diff_interval=args.diff_interval)
     return table.render(args.format, args.places)
 

@@ -15,6 +15,11 @@ on the order the data came in. All tests are two-sided. The p-values of one meas
 :func:`ir_rarity.stats.corrections.correct` (statsmodels' ``multipletests``: ``bonferroni``, ``holm``,
 ``fdr_bh``...). Every count is direction-aware: for a lower-is-better measure (ASL) a run is *better* on a query
 where its value is lower.
+
+Each comparison also gets its size (:mod:`ir_rarity.stats.effects`): the mean of the oriented differences
+``diff`` with a paired bootstrap confidence interval over the queries (``diff low``, ``diff high``: percentile or
+BCa, exactly :func:`scipy.stats.bootstrap` on the differences with ``random_state=seed``) and Cohen's paired
+effect size ``d_z`` = mean / standard deviation (ddof 1) of the differences, NaN when they are all equal.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import pandas as pd
 from ir_rarity.compare.names import TEST_NAMES
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better
-from ir_rarity.stats import PairTest, correct, natural_order, paired_pvalues
+from ir_rarity.stats import PairTest, correct, natural_order, paired_effects, paired_pvalues
 
 __all__ = ["TEST_NAMES", "compare_values", "comparison_pairs"]
 
@@ -63,7 +68,8 @@ def comparison_pairs(names: Sequence[str], baselines: Sequence[str] | None = Non
 def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], baselines: Sequence[str] | None = None,
                    *, all_pairs: bool = False, test: str | PairTest = "t", correction: str | None = None,
                    alpha: float = 0.05, trials: int = 10_000, seed: int | np.random.Generator | None = 0,
-                   query_ids: Iterable[Any] | None = None) -> pd.DataFrame:
+                   query_ids: Iterable[Any] | None = None, diff_level: float = 0.95,
+                   diff_interval: str = "percentile", resamples: int = 10_000) -> pd.DataFrame:
     r"""Test runs against baselines (or all pairs) on every measure; one row per measure and pair.
 
     For each measure, each pair ``(run, reference)`` is tested on its common queries (see
@@ -74,6 +80,12 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
     and ``run_better`` says whether :math:`\sum_q \delta_q > 0`. With ``query_ids`` the queries are put in natural
     order of their ids before any seeded draw, so the result does not depend on the order the data came in;
     without them the matrices' columns are used in the order given (the caller orders them).
+
+    ``diff`` (equal to ``difference``) is the mean of the :math:`\delta_q`; ``diff low`` and ``diff high`` its
+    ``diff_level`` paired bootstrap interval over the common queries, exactly
+    ``scipy.stats.bootstrap((delta,), np.mean, confidence_level=diff_level, n_resamples=resamples,
+    method="percentile" | "BCa", random_state=seed)``; ``d_z`` is Cohen's :math:`\bar\delta / s_\delta`
+    (``ddof=1``), NaN when all :math:`\delta_q` are equal (see :mod:`ir_rarity.stats.effects`).
 
     Args:
         values: Measure -> runs x queries matrix (rows in the order of ``names``).
@@ -86,11 +98,15 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
         trials: Random sign vectors of the randomization test.
         seed: Its seed.
         query_ids: The ids of the matrices' columns (e.g. ``Evaluation.query_ids``), or None.
+        diff_level: Confidence level of the interval of the mean difference.
+        diff_interval: ``"percentile"`` or ``"bca"``.
+        resamples: Bootstrap resamples of the queries for that interval (seeded with ``seed``).
 
     Returns:
         Columns ``measure, run, reference, queries, better, worse, ties, difference`` (mean of the oriented
-        differences), ``run_better, pvalue, pvalue_corrected, significant``; ``attrs`` holds ``test``,
-        ``correction`` and ``alpha``.
+        differences), ``run_better, pvalue, pvalue_corrected, significant, diff, diff low, diff high, d_z``;
+        ``attrs`` holds ``test``, ``correction``, ``alpha``, ``diff_level``, ``diff_interval`` and
+        ``resamples``.
 
     """
     pairs = comparison_pairs(names, baselines, all_pairs)
@@ -115,8 +131,10 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
             "queries": n, "better": (delta > 0).sum(axis=1), "worse": (delta < 0).sum(axis=1),
             "ties": (delta == 0).sum(axis=1), "difference": mean_delta, "run_better": mean_delta > 0,
             "pvalue": p, "pvalue_corrected": corrected, "significant": reject,
+            **paired_effects(delta, diff_level, resamples, diff_interval, seed), "diff": mean_delta,
         }))
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     frame.attrs.update({"test": test if isinstance(test, str) else getattr(test, "__name__", "custom"),
-                        "correction": correction, "alpha": alpha})
+                        "correction": correction, "alpha": alpha, "diff_level": diff_level,
+                        "diff_interval": diff_interval, "resamples": resamples})
     return frame

@@ -10,8 +10,9 @@ and renders them with the one table renderer (:func:`ir_rarity.tables.render`):
   direction); the best value of each measure is bold; the caption holds the legend, the pool, the test and the
   correction;
 * tsv, csv and jsonl carry the numbers behind the marks as columns: per measure and reference, the queries where
-  the run is better and worse, the p-value, the corrected p-value and whether the difference is significant; the
-  interval bounds; the composition ranges.
+  the run is better and worse, the p-value, the corrected p-value and whether the difference is significant, the
+  mean difference with its paired bootstrap interval and Cohen's d_z (:mod:`ir_rarity.stats.effects`); the
+  interval bounds; the composition ranges. The caption says what that interval and d_z are.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ class CampaignTable:
             out[(row["measure"], row["run"], row["reference"])] = row
             flipped = {**row, "run": row["reference"], "reference": row["run"], "better": row["worse"],
                        "worse": row["better"], "difference": -row["difference"],
-                       "run_better": bool(-row["difference"] > 0)}
+                       "run_better": bool(-row["difference"] > 0), "diff": -row["diff"],
+                       "diff low": -row["diff high"], "diff high": -row["diff low"], "d_z": -row["d_z"]}
             out.setdefault((row["measure"], row["reference"], row["run"]), flipped)
         return out
 
@@ -131,6 +133,8 @@ class CampaignTable:
                 if corrected:
                     out[f"{prefix} p-value corrected"] = [r.get("pvalue_corrected", np.nan) for r in rows]
                 out[f"{prefix} significant"] = pd.array([r.get("significant") for r in rows], dtype="boolean")
+                for col in ("diff", "diff low", "diff high", "d_z"):
+                    out[f"{prefix} {col}"] = [r.get(col, np.nan) for r in rows]
             if self.composition is not None and f"{key} rank" in self.composition.columns:
                 for col in [c for c in self.composition.columns if c.startswith(f"{key} ")]:
                     out[name + col[len(key):]] = self.composition.loc[self.order, col]
@@ -152,6 +156,7 @@ class CampaignTable:
             parts.append(f"Superscripts: significantly better than the run of that letter (two-sided {test}, "
                          f"{correction}, alpha = {s['alpha']}; better is lower for lower-is-better measures): "
                          f"{legend}.")
+            parts.append(self._effects_legend())
         lower = [self.name(m) for m in self.measures if not higher_is_better(m)]
         parts.append("Bold: the best value of each measure" + (f" (lowest for {', '.join(lower)})." if lower else "."))
         if s.get("ci"):
@@ -165,6 +170,16 @@ class CampaignTable:
                          f"pools with one other {unit[:-1]} left out of S and S_d; boot: {c['level']:.0%} interval "
                          f"of the rank over {c['resamples']} pools resampling the {unit} (seed {c['seed']}).")
         return " ".join(parts)
+
+    def _effects_legend(self) -> str:
+        """What the diff columns and d_z of the machine-readable table are."""
+        s = self.settings
+        method = "BCa" if str(s.get("diff_interval", "percentile")).lower() == "bca" else "percentile"
+        return (f"Diff: mean over the common queries of the paired difference run - reference (sign such that "
+                f"positive is better), with its {s.get('diff_level', 0.95):.0%} {method} bootstrap confidence "
+                f"interval resampling the queries' paired differences ({s['resamples']} resamples, seed "
+                f"{s['seed']}); d_z: Cohen's paired effect size, mean / standard deviation (ddof = 1) of the "
+                f"differences, undefined (NaN) when all differences are equal.")
 
     def render(self, fmt: str, places: int = 4) -> str:
         """The table as text: markers in markdown and latex, the numbers of :meth:`frame` in tsv, csv and jsonl."""
@@ -273,7 +288,8 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
                    test: str = "t", correction: str | None = None, alpha: float = 0.05, trials: int = 10_000,
                    ci: float | None = None, interval: str = "bootstrap", resamples: int = 10_000,
                    seed: int | None = 0, composition: pd.DataFrame | None = None,
-                   order: Sequence[str] | None = None) -> CampaignTable:
+                   order: Sequence[str] | None = None, diff_interval: str = "percentile",
+                   diff_level: float | None = None) -> CampaignTable:
     """A table to publish from an evaluation: comparisons, intervals and composition ranges, as asked.
 
     Args:
@@ -291,16 +307,21 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
             before any seeded draw, so the result does not depend on the order the data came in).
         composition: A :func:`~ir_rarity.compare.uncertainty.composition` table of the same runs, or None.
         order: Display order of the runs (default: the evaluation's).
+        diff_interval: ``"percentile"`` or ``"bca"``: the paired bootstrap interval of each comparison's mean
+            difference (``resamples`` resamples, ``seed``; see :func:`compare_values`).
+        diff_level: Its confidence level (default: ``ci``, else 0.95).
 
     """
     names = list(evaluation.names)
     order_list = list(order) if order is not None else names
     values = evaluation.table().rename(columns={evaluation.label(m): str(m) for m in evaluation.measures})
     comparisons = references = None
+    level = diff_level if diff_level is not None else (ci if ci is not None else 0.95)
     if baselines or all_pairs:
         comparisons = compare_values(evaluation.values, names, baselines, all_pairs=all_pairs, test=test,
                                      correction=correction, alpha=alpha, trials=trials, seed=seed,
-                                     query_ids=evaluation.query_ids)
+                                     query_ids=evaluation.query_ids, diff_level=level,
+                                     diff_interval=diff_interval, resamples=resamples)
         references = list(order_list) if all_pairs else [str(b) for b in dict.fromkeys(baselines or [])]
     if ci is not None:
         values = add_intervals(values, evaluation.values, evaluation.measures, ci, interval, resamples, seed,
@@ -308,6 +329,6 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
     family = 0 if comparisons is None else int(len(comparisons) / max(len(evaluation.measures), 1))
     settings = {"test": test, "correction": correction, "alpha": alpha, "trials": trials, "ci": ci,
                 "interval": interval, "resamples": resamples, "seed": seed, "all_pairs": all_pairs,
-                "family": family}
+                "family": family, "diff_interval": diff_interval, "diff_level": level}
     return CampaignTable(evaluation=evaluation, order=order_list, comparisons=comparisons,
                          references=references or [], values=values, composition=composition, settings=settings)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["CORRECTIONS", "INTERVALS", "TESTS"]
+__all__ = ["CORRECTIONS", "DIFF_INTERVALS", "INTERVALS", "TESTS"]
 
 TESTS = ("t", "wilcoxon", "randomization")
 """The paired tests of :func:`ir_rarity.stats.paired.paired_pvalues` by name."""
@@ -13,3 +13,6 @@ CORRECTIONS = ("bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "h
 
 INTERVALS = ("bootstrap", "t")
 """The interval methods by name (:mod:`ir_rarity.stats.intervals`)."""
+
+DIFF_INTERVALS = ("percentile", "bca")
+"""The bootstrap intervals of a paired mean difference by name (:mod:`ir_rarity.stats.effects`)."""

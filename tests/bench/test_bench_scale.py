@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
+from scripts import load_script
 
 import ir_rarity
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_scale.py"
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +29,7 @@ def five_run_files(tmp_path_factory) -> tuple[Path, int]:
 
 def test_bench_prints_every_ratio(five_run_files: tuple[Path, int], monkeypatch, capsys) -> None:
     folder, n_rows = five_run_files
-    spec = importlib.util.spec_from_file_location("bench_scale", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench/bench_scale.py")
     monkeypatch.setattr(sys, "argv", ["bench_scale.py", str(folder / "*.run"), str(ir_rarity.covid_round1.qrels)])
     bench.main()
     out = capsys.readouterr().out

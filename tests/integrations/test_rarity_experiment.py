@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import ir_datasets
 import numpy as np
@@ -15,6 +14,7 @@ import pytest
 from ir_datasets.datasets.base import Dataset
 from ir_datasets.formats import BaseQueries, GenericQuery, TrecQrels
 from ir_datasets.util import GzipExtract, LocalDownload
+from scripts import load_script
 
 import ir_rarity
 from ir_rarity import Pool
@@ -23,12 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 VASWANI = ROOT / "tests" / "data" / "vaswani"
 
 
-def _load_example(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def _load_example(name: str) -> ModuleType:
+    return load_script(f"examples/{name}.py")
 
 
 class _LocalTopics(BaseQueries):

@@ -3,28 +3,24 @@ can hold, are refused on load with one line naming the file and the invariant.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from scripts import load_script
 
 from ir_rarity import CountTable, InputError, Pool
 from ir_rarity.pool.counts import MAX_ROWS_PER_BYTE, ROWS_ALLOWANCE
 
 
-def _bench() -> Any:
-    path = Path(__file__).parents[2] / "bench" / "make_hostile.py"
-    spec = importlib.util.spec_from_file_location("make_hostile", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _bench() -> ModuleType:
+    return load_script("bench/make_hostile.py")
 
 
 @pytest.fixture

@@ -3,27 +3,22 @@ per query, quickly, and scored right: values by hand and S_d against an independ
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
 import pytest
+from scripts import load_script
 
 import ir_rarity
 from ir_rarity import Pool
 from ir_rarity.pool.docnos import DocEncoder
 
 
-def _bench() -> Any:
-    path = Path(__file__).parents[2] / "bench" / "make_hostile.py"
-    spec = importlib.util.spec_from_file_location("make_hostile", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _bench() -> ModuleType:
+    return load_script("bench/make_hostile.py")
 
 
 @pytest.mark.filterwarnings("ignore::ir_rarity.errors.DegeneratePoolWarning")

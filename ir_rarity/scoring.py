@@ -199,5 +199,5 @@ def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: floa
         return evaluation.table()
     from ir_rarity.compare.intervals import add_intervals  # scipy is imported only when intervals are asked
 
-    named, values = evaluation.labelled()  # columns under the names the user gave
-    return add_intervals(evaluation.table(), values, named, ci, query_ids=evaluation.query_ids)
+    return add_intervals(evaluation.table(), evaluation.values, evaluation.measures, ci,
+                         query_ids=evaluation.query_ids, columns=[evaluation.label(m) for m in evaluation.measures])

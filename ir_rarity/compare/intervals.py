@@ -26,14 +26,17 @@ from ir_rarity.stats import INTERVALS, bootstrap_interval, natural_order, t_inte
 __all__ = ["add_intervals", "interval_columns"]
 
 
-def interval_columns(measure: Measure) -> tuple[str, str]:
-    """Column names of a measure's interval bounds: ``"<measure> ci low"``, ``"<measure> ci high"``."""
+def interval_columns(measure: Measure | str) -> tuple[str, str]:
+    """Column names of a measure's interval bounds: ``"<measure> ci low"``, ``"<measure> ci high"``.
+
+    ``measure`` is the measure or the name of its column (the name the user gave it).
+    """
     return f"{measure} ci low", f"{measure} ci high"
 
 
 def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: Sequence[Any], level: float,
                   method: str = "bootstrap", resamples: int = 10_000, seed: int | None = 0,
-                  query_ids: Iterable[Any] | None = None) -> pd.DataFrame:
+                  query_ids: Iterable[Any] | None = None, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """``table`` (one row per run, in the order of the matrices' rows) with interval bound columns after each measure.
 
     With ``query_ids`` the queries are put in natural order of their ids before any seeded draw, so the result does
@@ -49,6 +52,7 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
         resamples: Bootstrap resamples.
         seed: Bootstrap seed.
         query_ids: The ids of the matrices' columns (e.g. ``Evaluation.query_ids``), or None.
+        columns: The table's column of each measure (``Evaluation.label``), or None for ``str(measure)``.
 
     Returns:
         A new table; ``attrs["interval"]`` records the method, level, resamples and seed.
@@ -58,7 +62,8 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
         raise ParameterError(f"unknown interval method {method!r}; choose from {', '.join(INTERVALS)}")
     out = table.copy()
     order = None if query_ids is None else natural_order(query_ids)
-    for m in measures:
+    names = [str(m) for m in measures] if columns is None else list(columns)
+    for m, name in zip(measures, names, strict=True):
         skip = skips_undefined(m)
         if method == "bootstrap":
             matrix = np.asarray(values[m], dtype=float)
@@ -66,8 +71,8 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
                                            skip)
         else:
             low, high = t_interval(values[m], level, skip)
-        at = out.columns.get_loc(str(m)) + 1
-        lo_name, hi_name = interval_columns(m)
+        at = out.columns.get_loc(name) + 1
+        lo_name, hi_name = interval_columns(name)
         out.insert(at, lo_name, low)
         out.insert(at + 1, hi_name, high)
     out.attrs = {**table.attrs, "interval": {"method": method, "level": level, "resamples": resamples,

@@ -16,7 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate, skips_undefined
+from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better, parse_measure
@@ -24,7 +24,7 @@ from ir_rarity.measures.parse import higher_is_better, parse_measure
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
 
-__all__ = ["MODES", "Evaluation", "Labelled"]
+__all__ = ["MODES", "Evaluation"]
 
 MODES = {
     "members": "its own runs scored",
@@ -32,18 +32,6 @@ MODES = {
     "joint": "the evaluated runs joined it together",
 }
 """How the runs of an evaluation were scored against the campaign, and how :meth:`Evaluation.describe` says it."""
-
-
-class Labelled:
-    """A measure under its column name (the name the user gave it), for helpers that name columns ``str(m)``."""
-
-    def __init__(self, label: str, measure: ir_measures.Measure) -> None:
-        self.label = label
-        self.measure = measure
-        self.SKIPS_UNDEFINED = skips_undefined(measure)
-
-    def __str__(self) -> str:
-        return self.label
 
 
 @dataclass
@@ -123,11 +111,6 @@ class Evaluation:
                 return m
         raise ParameterError(f"{measure} was not evaluated; the evaluation holds "
                              f"{', '.join(self.label(m) for m in self.measures)}")
-
-    def labelled(self) -> tuple[list[Labelled], dict[Labelled, np.ndarray]]:
-        """The measures under their column names, and their values keyed alike (for interval columns)."""
-        named = [Labelled(self.label(m), m) for m in self.measures]
-        return named, {n: self.values[n.measure] for n in named}
 
     def matrix(self, measure: ir_measures.Measure | str) -> pd.DataFrame:
         """Per-query values of one measure: one row per run (index ``run``), one column per query (``query_id``).

@@ -14,11 +14,9 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import skips_undefined
 from ir_rarity.integrations.experiment._inputs import _Options
 from ir_rarity.integrations.experiment._scoring import _Block, _correct, _means, _Scores, _significance
 from ir_rarity.measures.parse import higher_is_better
@@ -55,23 +53,13 @@ def _render_table(scores: _Scores, means: np.ndarray, options: _Options, blocks:
     return table
 
 
-class _Column:
-    """A measure under its column name, for :func:`ir_rarity.compare.intervals.add_intervals`."""
-
-    def __init__(self, column: str, measure: ir_measures.Measure) -> None:
-        self.column = column
-        self.SKIPS_UNDEFINED = skips_undefined(measure)
-
-    def __str__(self) -> str:
-        return self.column
-
-
 def _with_intervals(table: pd.DataFrame, scores: _Scores, level: float) -> pd.DataFrame:
     from ir_rarity.compare.intervals import add_intervals
 
-    named = [_Column(c, m) for c, m in zip(scores.measures.columns, scores.measures.measures, strict=True)]
-    values = {n: scores.values[k, :, :scores.n_qrels] for k, n in enumerate(named)}
-    return add_intervals(table, values, named, level, query_ids=scores.qids[:scores.n_qrels])
+    measures = scores.measures.measures
+    values = {m: scores.values[k, :, :scores.n_qrels] for k, m in enumerate(measures)}
+    return add_intervals(table, values, measures, level, query_ids=scores.qids[:scores.n_qrels],
+                         columns=scores.measures.columns)
 
 
 def _perquery_frame(scores: _Scores, digits: int | dict[str, int] | None) -> pd.DataFrame:

@@ -152,11 +152,9 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
 
     if args.joint and not args.pool:
         raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-    result = evaluate(_runs_spec(args.runs), args.qrels, list(measures),
-                      pool=_runs_spec(args.pool) if args.pool else None, joint=args.joint, teams=args.teams or None,
-                      duplicates=args.duplicates, split_by_tag=args.split_by_tag)
-    result.labels = {m: measures[m] for m in result.measures if m in measures}
-    return result
+    return evaluate(_runs_spec(args.runs), args.qrels, measures, pool=_runs_spec(args.pool) if args.pool else None,
+                    joint=args.joint, teams=args.teams or None, duplicates=args.duplicates,
+                    split_by_tag=args.split_by_tag)
 
 
 # ---------------------------------------------------------------------------------------------- commands

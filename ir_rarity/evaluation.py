@@ -101,12 +101,9 @@ def evaluate(
                                     split_by_tag=split_by_tag, progress=progress, cache=False)
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
-        result = evaluate_campaign(campaign, judgments, measure_list, progress=progress)
-    else:
-        campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
-                                    split_by_tag=split_by_tag, progress=progress)
-        result = evaluate_campaign(campaign, judgments, measure_list, runs, joint=joint, duplicates=duplicates,
-                                   split_by_tag=split_by_tag, progress=progress)
-    result.labels = {m: labels[m] for m in result.measures if m in labels}
-    return result
+        return evaluate_campaign(campaign, judgments, labels, progress=progress)
+    campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
+                                split_by_tag=split_by_tag, progress=progress)
+    return evaluate_campaign(campaign, judgments, labels, runs, joint=joint, duplicates=duplicates,
+                             split_by_tag=split_by_tag, progress=progress)
 

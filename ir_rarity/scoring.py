@@ -175,10 +175,8 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
     judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
     frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
                                                  split_by_tag=split_by_tag, progress=progress)
-    evaluation = apply_rule(campaign, judgments.frame, measure_list, frames, joint=joint, duplicates=duplicates,
-                            progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
-    evaluation.labels = {m: labels[m] for m in evaluation.measures if m in labels}
-    return evaluation
+    return apply_rule(campaign, judgments.frame, labels, frames, joint=joint, duplicates=duplicates,
+                      progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
 
 
 def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:

@@ -35,7 +35,7 @@ from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, without_dup
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError, warn
 from ir_rarity.measures.asl import RankingLengthWarning
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.measures.parse import measure_labels
 from ir_rarity.progress import progress as bar
 
 __all__ = ["BLOCK_ROWS", "apply_rule", "query_positions", "rows_against", "rows_for_runs"]
@@ -147,7 +147,8 @@ def apply_rule(
     Args:
         campaign: What the runs are scored against.
         qrels: Canonical qrels frame (``query_id, doc_id, relevance``).
-        measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones.
+        measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones, or a mapping
+            ``measure -> column name`` (:func:`~ir_rarity.measures.parse.measure_labels`).
         runs: Run name -> canonical run frame; None evaluates the campaign's own runs (a
             :class:`~ir_rarity.engine.contract.MemberCampaign`).
         joint: Score the given runs as joining the campaign together.
@@ -164,7 +165,8 @@ def apply_rule(
         ParameterError: no runs to evaluate, ``joint`` without runs, or a measure the campaign cannot compute.
 
     """
-    measure_list = parse_measures(measures)
+    labels = measure_labels(measures)
+    measure_list = list(labels)
     engine = [m for m in measure_list if is_engine_measure(m)]
     # trec_eval's measures that the engine computes itself, and every other measure, through ir_measures
     standard_in_engine = [m for m in measure_list if not is_engine_measure(m) and covers(m)]
@@ -201,7 +203,7 @@ def apply_rule(
     run_lengths = _warn_if_lengths_differ(names, longest, asl) if asl else {}
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
-                      qrels=qrels, run_lengths=run_lengths)
+                      qrels=qrels, run_lengths=run_lengths, labels=labels)
 
 
 def _what_is_scored(campaign: Campaign, runs: Mapping[str, pd.DataFrame] | None, joint: bool,

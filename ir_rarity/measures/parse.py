@@ -8,7 +8,7 @@ and turns a wrong type into a bare ``AssertionError``. Here each wrong value is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import ir_measures
@@ -131,31 +131,37 @@ def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
     A measure given twice (``['P@10', 'P@10']``, or equal ones such as ``P_rare@5`` and ``P_rare(alpha=1)@5``) is
     kept once, where it first appears: a table has one column per measure.
     """
-    if isinstance(measures, (str, ir_measures.Measure)):
-        return [parse_measure(measures)]
-    if not isinstance(measures, Iterable):
-        raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
-                             f"{type(measures).__name__}")
-    return list(dict.fromkeys(parse_measure(m) for m in measures))
+    return list(measure_labels(measures))
 
 
 def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
-                   ) -> dict[ir_measures.Measure, str]:
-    """The parsed measures (as :func:`parse_measures`, in order, each once) -> the name the user gave each.
+                   | Mapping[ir_measures.Measure | str, str]) -> dict[ir_measures.Measure, str]:
+    """The parsed measures (in order, each once) -> the name the user gave each: the column of every table.
 
     A measure given as a string is named by that string, whitespace-normalised (``'P_rare(alpha=0)@100'`` stays
-    ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``); one given as an object by ``str(measure)``. A
-    measure named twice (``'P_rare@10'`` and ``'P_rare(alpha=1)@10'``) keeps the first name.
+    ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``); one given as an object by ``str(measure)``; a
+    mapping ``measure -> name`` (what this function returns, or the command line's measures with the text typed)
+    keeps its names. A measure named twice (``'P_rare@10'`` and ``'P_rare(alpha=1)@10'``) keeps the first name.
+
+    Raises:
+        ParameterError: not a measure, a string or an iterable of them, or a bad measure (:func:`parse_measure`).
+
     """
-    items = [measures] if isinstance(measures, (str, ir_measures.Measure)) else measures
-    if not isinstance(items, Iterable):
+    if isinstance(measures, (str, ir_measures.Measure)):
+        items: Iterable[tuple[Any, str | None]] = [(measures, None)]
+    elif isinstance(measures, Mapping):
+        items = measures.items()
+    elif isinstance(measures, Iterable):
+        items = ((m, None) for m in measures)
+    else:
         raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
                              f"{type(measures).__name__}")
     labels: dict[ir_measures.Measure, str] = {}
-    for item in items:
+    for item, name in items:
         measure = parse_measure(item)
         if measure not in labels:
-            labels[measure] = " ".join(item.split()) if isinstance(item, str) else str(measure)
+            given = name if name is not None else item if isinstance(item, str) else str(measure)
+            labels[measure] = " ".join(given.split())
     return labels
 
 

@@ -75,16 +75,18 @@ def _no_other_whitespace(raw: bytes | bytearray, delimiter: bytes) -> bool:
     return raw.find(b"\r") < 0 or raw.count(b"\r") == raw.count(b"\r\n")
 
 
-def _fields_as_trec_eval_reads_them(table: pa.Table) -> bool:
-    """Whether the CSV reader's fields are trec_eval's.
+def _fields_as_trec_eval_reads_them(raw: bytes | bytearray, delimiter: bytes) -> bool:
+    """Whether the CSV reader's fields will be trec_eval's, from the bytes (before any field is made).
 
-    None is empty (a doubled, leading or trailing delimiter) and no first field starts with ``#`` (a comment
-    line, which the other parser skips).
+    With one delimiter and no other whitespace (:func:`_no_other_whitespace`), a field is empty only next to a
+    doubled, leading or trailing delimiter, and a comment line starts the file or follows a line end. Byte searches
+    (memchr speed): no column but those the caller reads is ever materialized.
     """
-    if any(pc.min(pc.binary_length(column)).as_py() == 0 for column in table.columns
-           if pa.types.is_string(column.type)):
+    body = raw[len(_BOM):] if raw[:len(_BOM)] == _BOM else raw
+    if body[:1] in (delimiter, b"#") or body[-1:] == delimiter:
         return False
-    return not pc.any(pc.starts_with(table.column(0), "#")).as_py()
+    empty = (delimiter + delimiter, b"\n" + delimiter, delimiter + b"\n", delimiter + b"\r", b"\n#")
+    return not any(body.find(pattern) >= 0 for pattern in empty)
 
 
 _HEX_LABEL = re.compile(rb"[ \t][+-]?0[xX][0-9A-Fa-f]*[ \t]*\r?$", re.MULTILINE)
@@ -95,29 +97,30 @@ def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, t
                      ) -> pa.Table | None:
     """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply.
 
-    Every field is read (as text, but those of ``columns``) to check that none is empty; the others are then
-    dropped. pyarrow drops a leading UTF-8 byte order mark itself.
+    Only the fields of ``columns`` are converted; the bytes are checked first for empty fields and comment lines
+    (:func:`_fields_as_trec_eval_reads_them`). pyarrow drops a leading UTF-8 byte order mark itself.
     """
     head = bytes(raw[: 1 << 16])
     delimiter = _sniff_delimiter(head[len(_BOM):] if head.startswith(_BOM) else head, n_fields)
     if delimiter is None or not _no_other_whitespace(raw, delimiter.encode()):
         return None
+    if not _fields_as_trec_eval_reads_them(raw, delimiter.encode()):
+        return None
     if n_fields == 4 and _HEX_LABEL.search(raw):  # pyarrow reads "0x10" as 16; the fallback refuses it, as a label
         return None
-    types = {f"f{i}": columns[i][1] if i in columns else pa.string() for i in range(n_fields)}
+    types = {f"f{i}": columns[i][1] for i in columns}
     try:
         table = pcsv.read_csv(
             pa.BufferReader(pa.py_buffer(raw)),
             read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=max(1 << 20, MAX_LINE_BYTES)),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                             escape_char=False, ignore_empty_lines=True),
-            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, null_values=[]),
+            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                                strings_can_be_null=False, null_values=[]),
         )
     except (pa.ArrowException, OSError, ValueError):
         return None
-    if not _fields_as_trec_eval_reads_them(table):
-        return None
-    return table.select([f"f{i}" for i in columns])
+    return table
 
 
 def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str

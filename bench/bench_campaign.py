@@ -17,6 +17,8 @@ R4  discriminative power over all pairs, method="paper" and method="tukey_hsd", 
 R6  ir-rarity meta (all analyses, 1000 trials), in seconds.
 M2  peak RSS of ir-rarity eval / rows read: P_rare@100, AP_rare@100, P@10 (runs cut at 100 while read),
     and P_rare@100, AP_rare, P@10 (whole runs).
+startup  ``ir-rarity --help``, median of 7 runs, in ms; and what the start-up hook adds to ``python -c pass``
+    (median of 7 with it / with ``IR_RARITY_NO_HOOK=1``), in ms.
 D1  (``--dask DIR``) evaluate_with_dask on a LocalCluster of 2 worker processes whose memory limit is below
     the campaign's in-memory size: completes, and equals Pool.evaluate.
 """
@@ -28,6 +30,7 @@ import glob
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -148,6 +151,27 @@ def campaign_rows(table: Table, label: str, runs_glob: str, qrels_path: str, ski
 
 
 
+def wall_ms(args: list[str], env: dict[str, str] | None = None) -> float:
+    """Wall clock (ms) of one run of a command."""
+    start = time.perf_counter()
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
+    return (time.perf_counter() - start) * 1000
+
+
+def startup_row(table: Table, repeat: int = 7) -> None:
+    """``ir-rarity --help`` (its commands import what they run when they run) and the start-up hook's cost."""
+    script = Path(sys.executable).parent / "ir-rarity"
+    cli = [str(script)] if script.exists() else [sys.executable, "-m", "ir_rarity"]
+    t_help = statistics.median(wall_ms([*cli, "--help"]) for _ in range(repeat))
+    table.add("startup", "", f"ir-rarity --help, median of {repeat}", f"{t_help:.0f} ms", "", t_help, 150.0, " ms")
+    no_hook = {**os.environ, "IR_RARITY_NO_HOOK": "1"}
+    pairs = [(wall_ms([sys.executable, "-c", "pass"]), wall_ms([sys.executable, "-c", "pass"], no_hook))
+             for _ in range(repeat)]  # interleaved: a busy machine slows both alike
+    t_hook, t_bare = (statistics.median(times) for times in zip(*pairs, strict=True))
+    table.add("startup", "", f"python -c pass: added by the start-up hook (median of {repeat} with / without)",
+              f"{t_hook:.1f} ms", f"{t_bare:.1f} ms", t_hook - t_bare, 2.0, " ms")
+
+
 def worker_peak_mb() -> float:
     """Peak resident memory (MB) of this process since its exec (VmHWM; ru_maxrss would count a forking parent)."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -218,6 +242,8 @@ def main() -> None:
     args = parser.parse_args()
     skip = set(args.skip)
     table = Table()
+    if "startup" not in skip:
+        startup_row(table)
     campaign_rows(table, "round 1", str(ROUND1 / "runs" / "*.gz"), str(ROUND1 / "qrels-rnd1.txt.gz"), skip)
     if args.synthetic:
         campaign_rows(table, "synthetic 126", os.path.join(args.synthetic, "runs", "*"),

@@ -7,12 +7,13 @@ import io
 import json
 import math
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.raw import short
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FORMATS", "Cell", "render", "render_frame"]
 
@@ -154,5 +155,7 @@ def _marked(cells: list[list[str]], fmt: str, bold: set[Cell], superscripts: Map
 
 def render_frame(frame: pd.DataFrame, fmt: str, places: int = 4, caption: str | None = None) -> str:
     """Render a DataFrame's columns (not its index) with :func:`render`; missing values (pd.NA) print empty."""
+    import pandas as pd  # here, not at the top: the command line's parser needs FORMATS, and starts without pandas
+
     rows = [tuple("" if v is pd.NA else v for v in row) for row in frame.itertuples(index=False, name=None)]
     return render([str(c) for c in frame.columns], rows, fmt, places, caption=caption)

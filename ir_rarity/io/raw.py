@@ -29,8 +29,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, cast
 
-import numpy as np
-
 from ir_rarity.errors import InputError
 
 __all__ = ["EXPANSION_ALLOWANCE", "MAX_EXPANSION", "MAX_LINE_BYTES", "MAX_STREAM_BYTES", "Input", "open_input",
@@ -112,6 +110,8 @@ def _confirmed(kind: str | None, handle: IO[bytes]) -> bool:
 
 def _longest_line(chunk: bytes, carried: int) -> tuple[int, int]:
     """Longest line in ``chunk`` (counting ``carried`` bytes of an unfinished line before it) and the new carry."""
+    import numpy as np  # here: this module's short() is used by the command line's parser, which starts without numpy
+
     newlines = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
     if len(newlines) == 0:
         return carried + len(chunk), carried + len(chunk)

@@ -26,6 +26,7 @@ from ir_rarity.errors import ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
+from ir_rarity.stats.ties import better
 
 __all__ = ["UniqueRelevant", "judging_pool", "leave_one_team_out", "unique_relevant", "unjudged_share"]
 
@@ -126,9 +127,8 @@ def unique_relevant(pool: Pool, qrels: Any, depth: int, by: str = "run", rel: in
 
 
 def _rank_among(value: np.ndarray, competitors: np.ndarray, higher: bool) -> np.ndarray:
-    """1 + number of ``competitors`` strictly better than each ``value`` (ties share the better rank)."""
-    better = competitors[None, :] > value[:, None] if higher else competitors[None, :] < value[:, None]
-    return 1 + better.sum(axis=1)
+    """1 + number of ``competitors`` better than each ``value``, a tie (:mod:`ir_rarity.stats.ties`) not better."""
+    return 1 + better(competitors[None, :], value[:, None], higher).sum(axis=1)
 
 
 def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams: Iterable[str] | None = None,

@@ -34,6 +34,7 @@ from ir_rarity.compare.names import TEST_NAMES
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.stats import PairTest, correct, natural_order, paired_effects, paired_pvalues
+from ir_rarity.stats.ties import differences
 
 __all__ = ["TEST_NAMES", "compare_values", "comparison_pairs"]
 
@@ -119,7 +120,7 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
         if order is not None:
             matrix = matrix[:, order]
         sign = 1.0 if higher_is_better(measure) else -1.0
-        delta = sign * (matrix[index[:, 0]] - matrix[index[:, 1]])
+        delta = sign * differences(matrix[index[:, 0]], matrix[index[:, 1]])  # a tie is exactly 0
         common = ~np.isnan(delta)
         n = common.sum(axis=1)
         p = paired_pvalues(matrix, index, test, trials, seed)

@@ -29,6 +29,7 @@ from ir_rarity.compare.intervals import add_intervals, interval_columns
 from ir_rarity.compare.significance import TEST_NAMES, compare_values
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.measures.parse import higher_is_better
+from ir_rarity.stats.ties import tie
 from ir_rarity.tables import Cell, render
 
 __all__ = ["CampaignTable", "campaign_table", "letters"]
@@ -222,9 +223,10 @@ class CampaignTable:
         column = self.values.loc[self.order, name].to_numpy(dtype=float)
         defined = np.isfinite(column).any()
         best = (np.nanmax(column) if higher_is_better(m) else np.nanmin(column)) if defined else np.nan
+        is_best = tie(column, best)  # every run whose mean ties the best (ir_rarity.stats.ties)
         for i, run in enumerate(self.order):
             rows[i].append(float(column[i]))
-            if column[i] == best:
+            if is_best[i]:
                 bold.add((i, col))
             marks = joiner.join(labels[ref] for ref in beats[(name, run)])
             if marks:

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from ir_measures import Measure
-from scipy import stats as sps
 
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.families import is_engine_measure
@@ -39,6 +38,7 @@ from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 from ir_rarity.progress import counter
 from ir_rarity.stats import natural_order
+from ir_rarity.stats.ties import rank
 
 __all__ = ["COMPOSITION_COLUMNS", "composition", "depends_on_pool", "ranks"]
 
@@ -53,10 +53,13 @@ def depends_on_pool(measure: Measure) -> bool:
 
 
 def ranks(scores: np.ndarray, higher: bool = True) -> np.ndarray:
-    """Competition ranks (1 = best, ties share the best rank) along the last axis; NaN scores rank last."""
-    oriented = -np.asarray(scores, dtype=float) if higher else np.asarray(scores, dtype=float)
-    oriented = np.where(np.isnan(oriented), np.inf, oriented)
-    return sps.rankdata(oriented, method="min", axis=-1).astype(float)
+    """Competition ranks (1 = best, ties under :mod:`ir_rarity.stats.ties` share the best) along the last axis.
+
+    NaN scores rank last.
+    """
+    values = np.asarray(scores, dtype=float)
+    worst = -np.inf if higher else np.inf
+    return rank(np.where(np.isnan(values), worst, values), higher_is_better=higher, method="min", axis=-1)
 
 
 def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, level: float = 0.95,

@@ -2,11 +2,42 @@
 
 from __future__ import annotations
 
+import math
+
 import ir_measures
 import numpy as np
 from ir_measures import Measure
 
-__all__ = ["aggregate", "skips_undefined"]
+from ir_rarity.measures.base import ExactMeanAgg
+
+__all__ = ["aggregate", "exact_means", "exact_sums", "skips_undefined"]
+
+
+def exact_sums(values: np.ndarray) -> np.ndarray:
+    """Row sums of a 2-D array, each exactly rounded (:func:`math.fsum`, Shewchuk's algorithm); NaN in a row: NaN.
+
+    The sum of a row is the float nearest to the exact sum of its values, so rows holding the same values in
+    any order get the same float (a left-to-right or pairwise sum depends on the order).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError(f"exact_sums expects a 2-D array, got {values.ndim}-D")
+    return np.fromiter(map(math.fsum, values.tolist()), dtype=np.float64, count=values.shape[0])
+
+
+def exact_means(values: np.ndarray, skipna: bool = False) -> np.ndarray:
+    """Row means ``(1 / n) * sum_q v_q`` of a 2-D array, the sum exactly rounded (:func:`exact_sums`).
+
+    Equal multisets of values give equal means, whatever their order. With ``skipna`` the mean is over each
+    row's non-NaN values (NaN for a row without any); otherwise a NaN value makes the mean NaN.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    missing = np.isnan(values)
+    counts = (~missing).sum(axis=1) if skipna else np.full(values.shape[0], values.shape[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = exact_sums(np.where(missing, 0.0, values) if skipna else values) / counts
+    means[counts == 0] = np.nan
+    return means
 
 
 def skips_undefined(measure: Measure) -> bool:
@@ -24,25 +55,23 @@ def aggregate(measure: Measure, values: np.ndarray) -> np.ndarray:
     that :func:`skip undefined queries <skips_undefined>` (NaN for a run with none); a sum for ir_measures'
     ``SumAgg`` (``NumRet``...). Any other aggregator is applied value by value.
 
-    Sums are added up one query after another in column order (``np.add.accumulate``), as ir_measures'
-    aggregators add the values its evaluators yield, and ir_rarity's provider yields every query in the same
-    (sorted) order: so a table, ``calc_aggregate``, the ``ir_measures`` command and ``pt.Experiment`` give the
-    same mean to the last digit, which a pairwise sum (``ndarray.mean``) would not.
+    Sums are exactly rounded (:func:`exact_sums`): two runs whose per-query values are the same multiset get the
+    same mean, whatever the order of their queries, so ties between runs are exact (see
+    :mod:`ir_rarity.stats.ties` for means that are equal through different values). ir_rarity's measures give
+    the same number through the ``ir_measures`` command and ``pt.Experiment``, since their aggregator
+    (:class:`ExactMeanAgg`) sums the same way; ir_measures' own aggregator adds left to right, which can differ
+    in the last bit.
     """
     values = np.asarray(values, dtype=np.float64)
     if values.shape[1] == 0:
         return np.full(values.shape[0], np.nan)
     if skips_undefined(measure):
-        defined = ~np.isnan(values)
-        counts = defined.sum(axis=1)
-        total = np.add.accumulate(np.where(defined, values, 0.0), axis=1)[:, -1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(counts > 0, total / np.maximum(counts, 1), np.nan)
+        return exact_means(values, skipna=True)
     aggregator = measure.aggregator()
-    if type(aggregator) is ir_measures.measures.base.MeanAgg:
-        return np.add.accumulate(values, axis=1)[:, -1] / values.shape[1]
+    if type(aggregator) in (ir_measures.measures.base.MeanAgg, ExactMeanAgg):
+        return exact_means(values)
     if type(aggregator) is ir_measures.measures.base.SumAgg:
-        return np.add.accumulate(values, axis=1)[:, -1]
+        return exact_sums(values)
     out = np.empty(values.shape[0])
     for r in range(values.shape[0]):  # an aggregator we do not know: its own add/result, per run
         agg = measure.aggregator()

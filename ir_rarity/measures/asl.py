@@ -6,12 +6,12 @@ import math
 import re
 from typing import ClassVar
 
-from ir_measures.measures.base import Agg, ParamInfo
+from ir_measures.measures.base import ParamInfo
 
 from ir_rarity.errors import ParameterError, RarityWarning
 from ir_rarity.measures.base import RarityMeasure, rel_param
 
-__all__ = ["ASL", "UNRETRIEVED_CHOICES", "NanMeanAgg", "RankingLengthWarning", "parse_group"]
+__all__ = ["ASL", "UNRETRIEVED_CHOICES", "RankingLengthWarning", "parse_group"]
 
 UNRETRIEVED_CHOICES = ("after_last", "eq3")
 """Values of ``unretrieved``: where a relevant document the run did not retrieve is placed."""
@@ -45,24 +45,6 @@ def parse_group(group: str) -> tuple[int, int]:
     if first > last:
         raise ParameterError(f"ASL: the group range gA-B needs A <= B, got {group!r}")
     return first, last
-
-
-class NanMeanAgg(Agg):
-    """Mean that leaves NaN values out (a query without relevant documents has no ASL); NaN if nothing is left."""
-
-    def __init__(self) -> None:
-        self.sum = 0.0
-        self.count = 0
-
-    def add(self, value: float) -> None:
-        """Add one per-query value; NaN is skipped."""
-        if not math.isnan(value):
-            self.sum += value
-            self.count += 1
-
-    def result(self) -> float:
-        """The mean of the non-NaN values, or NaN when there were none."""
-        return self.sum / self.count if self.count else float("nan")
 
 
 class _ASL(RarityMeasure):
@@ -147,10 +129,6 @@ class _ASL(RarityMeasure):
     def group_range(self) -> tuple[int, float]:
         """``(A, B)`` of the group range; ``(1, inf)`` for plain ``ASL``."""
         return (1, math.inf) if self["group"] is None else parse_group(self["group"])
-
-    def aggregator(self) -> Agg:
-        """Mean over the queries that have a value (NaN skipped)."""
-        return NanMeanAgg()
 
 
 ASL = _ASL()

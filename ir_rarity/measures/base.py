@@ -6,14 +6,38 @@ computation lives in :mod:`ir_rarity.engine`.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import ir_measures
-from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
+from ir_measures.measures.base import _NOT_PROVIDED, Agg, ParamInfo
 
 from ir_rarity.errors import ParameterError
 
-__all__ = ["MAX_ALPHA", "RarityMeasure", "RarityWeightedMeasure", "pool_param", "rarity_params", "rel_param"]
+__all__ = ["MAX_ALPHA", "ExactMeanAgg", "RarityMeasure", "RarityWeightedMeasure", "pool_param", "rarity_params",
+           "rel_param"]
+
+
+class ExactMeanAgg(Agg):
+    """Mean of the per-query values with an exactly rounded sum (:func:`math.fsum`).
+
+    Queries added in any order give the same mean, equal to the tables' (:func:`ir_rarity.engine.aggregate.
+    exact_means`). With ``skipna``, NaN values (queries without a value, e.g. ASL without relevant documents) are
+    left out; the mean of nothing is NaN.
+    """
+
+    def __init__(self, skipna: bool = False) -> None:
+        self.values: list[float] = []
+        self.skipna = skipna
+
+    def add(self, value: float) -> None:
+        """Add one per-query value (NaN is skipped with ``skipna``)."""
+        if not (self.skipna and math.isnan(value)):
+            self.values.append(float(value))
+
+    def result(self) -> float:
+        """The exactly rounded sum divided by the number of values; NaN when there were none."""
+        return math.fsum(self.values) / len(self.values) if self.values else float("nan")
 
 
 class RarityMeasure(ir_measures.Measure):
@@ -39,6 +63,10 @@ class RarityMeasure(ir_measures.Measure):
             if info is not None and info.dtype is float and isinstance(value, int) and not isinstance(value, bool):
                 params[name] = float(value)
         super().__init__(**params)
+
+    def aggregator(self) -> Agg:
+        """:class:`ExactMeanAgg`, skipping NaN for measures that :attr:`SKIPS_UNDEFINED`."""
+        return ExactMeanAgg(skipna=self.SKIPS_UNDEFINED)
 
     def __getitem__(self, key: str) -> Any:
         """The value of parameter ``key``: the given one, else its default, else None."""

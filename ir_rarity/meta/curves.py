@@ -18,7 +18,7 @@ from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
 from ir_rarity.scoring import evaluate_campaign
-from ir_rarity.stats import kendall_tau, tau_ap
+from ir_rarity.stats import kendall_tau, run_means, tau_ap
 
 __all__ = ["DEFAULT_ALPHAS", "PAIRS", "curve_measures", "curve_parameters", "per_query_matrix", "score_matrices",
            "tau_alpha_curve"]
@@ -129,11 +129,11 @@ def curve_parameters(alphas: Sequence[float], cutoff: int) -> tuple[list[float],
 def _pair_records(tables: Mapping[str, pd.DataFrame], name: str, base_label: str, alphas: Sequence[float],
                   cutoff: int) -> list[dict[str, Any]]:
     """One row per alpha comparing ``name`` at that alpha with its base measure (``name`` at alpha 0)."""
-    base = tables[str(parse_measure(f"{name}(alpha=0)@{cutoff}"))].mean(axis=1)
+    base = run_means(tables[str(parse_measure(f"{name}(alpha=0)@{cutoff}"))])
     records = []
     for alpha in alphas:
         measure = str(parse_measure(f"{name}(alpha={alpha:g})@{cutoff}"))
-        means = base if alpha == 0 else tables[measure].mean(axis=1)
+        means = base if alpha == 0 else run_means(tables[measure])
         records.append({"alpha": alpha, "pair": f"{name} vs {base_label}", "measure": measure,
                         "base": f"{base_label}@{cutoff}", "tau": _tau_b(means, base), "tau_ap": tau_ap(means, base)})
     return records

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ir_rarity.stats import direction_of, run_means
+from ir_rarity.stats.ties import rank
 
 __all__ = ["system_ranking"]
 
@@ -13,9 +14,10 @@ def system_ranking(scores_or_means: pd.DataFrame | pd.Series, higher_is_better: 
     """Rank systems by their mean score over queries (rank 1 = best).
 
     The mean of run r is ``m_r = (1 / |Q_r|) * sum_{q in Q_r} s_{r,q}`` where ``Q_r`` are the queries with a
-    non-missing score for r (``scores.mean(axis=1, skipna=True)``). Systems are ranked by ``m_r``, descending
-    when ``higher_is_better`` and ascending otherwise; tied systems get the average of the ranks they span
-    (e.g. two systems tied for first both get 1.5). This is the system ranking compared in Section 4.2 of
+    non-missing score for r (:func:`ir_rarity.stats.run_means`, an exactly rounded sum). Systems are ranked by
+    ``m_r``, descending when ``higher_is_better`` and ascending otherwise; tied systems (equal under
+    :mod:`ir_rarity.stats.ties`' tolerance) get the average of the ranks they span (e.g. two systems tied for
+    first both get 1.5). This is the system ranking compared in Section 4.2 of
     Türkmen, Lease & Kutlu (ECIR 2023).
 
     Args:
@@ -30,6 +32,5 @@ def system_ranking(scores_or_means: pd.DataFrame | pd.Series, higher_is_better: 
     """
     means = run_means(scores_or_means)
     ascending = not direction_of(scores_or_means, higher_is_better)
-    ranks = means.rank(method="average", ascending=ascending, na_option="keep")
-    ranks.name = "rank"
-    return ranks
+    return pd.Series(rank(means.to_numpy(), higher_is_better=not ascending, method="average"), index=means.index,
+                     name="rank")

@@ -18,6 +18,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.aggregate import exact_means
 from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
@@ -102,14 +103,14 @@ def system_count_robustness(
     rng = np.random.default_rng(seed)
     sampler = SubsetScorer(pool, qrels)
     everyone = np.arange(len(pool))
-    full_means = sampler.scores(m, everyone).mean(axis=1)
+    full_means = exact_means(sampler.scores(m, everyone))
     records = []
     bar = counter(len(sizes) * trials, desc=f"robustness {m}", unit="trial", enabled=progress)
     for n in sizes:
         taus = np.empty(trials)
         for t in range(trials):
             picked = rng.choice(len(pool), size=n, replace=False)
-            taus[t] = _tau(sampler.scores(m, picked).mean(axis=1), full_means[picked])
+            taus[t] = _tau(exact_means(sampler.scores(m, picked)), full_means[picked])
             bar.update()
         defined = taus[~np.isnan(taus)]
         records.append({

@@ -35,6 +35,7 @@ from ir_rarity.pool.pool import Pool
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.progress import progress as progress_bar
 from ir_rarity.stats import kendall_tau, tau_ap
+from ir_rarity.stats.ties import rank
 
 __all__ = ["contributing_runs", "official_vs_all", "pool_qrels", "reusability"]
 
@@ -207,8 +208,8 @@ def official_vs_all(pool: Pool, qrels: Any, measures: Any, official: Sequence[st
     parts, summary = [], []
     for m in measure_list:
         name, hib = str(m), higher_is_better(m)
-        rank_all = everyone[name].rank(ascending=not hib, method="min").astype(int)
-        rank_off = against[name].rank(ascending=not hib, method="min").astype(int)
+        rank_all = pd.Series(rank(everyone[name].to_numpy(), hib), index=everyone.index).astype(int)
+        rank_off = pd.Series(rank(against[name].to_numpy(), hib), index=against.index).astype(int)
         change = rank_off - rank_all
         parts.append(pd.DataFrame({"run": pool.names, "official": [n in set(official) for n in pool.names],
                                    "measure": name, "score_all": everyone[name].to_numpy(),

@@ -10,6 +10,10 @@ r"""Rank correlation between the system rankings of two measures: Kendall's tau 
 
 Türkmen, Lease & Kutlu (ECIR 2023, Section 4.2) compare the ranking of each rarity measure with that of its base
 measure with Kendall's tau and report that tau_AP gives similar results.
+
+Two runs tie in a ranking when their means tie under :mod:`ir_rarity.stats.ties`' rule (exactly rounded means
+compared with a relative tolerance of 1e-12), so that runs with mathematically equal means are a tie whatever
+the rounding of their per-query values.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from scipy import stats as sps
 
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.stats.scores import direction_of, run_means
+from ir_rarity.stats.ties import snap
 
 __all__ = ["kendall_tau", "kendall_tau_b", "tau_ap"]
 
@@ -45,7 +50,8 @@ def _aligned_oriented_means(a: pd.DataFrame | pd.Series, b: pd.DataFrame | pd.Se
                             higher_is_better: Direction) -> tuple[pd.Series, pd.Series]:
     """Run means of two measures on their common runs, sign-flipped so that larger is always better.
 
-    Runs missing from either input, or whose mean is NaN in either, are dropped.
+    Runs missing from either input, or whose mean is NaN in either, are dropped. Means that tie
+    (:func:`ir_rarity.stats.ties.snap`) are made equal.
     """
     hib_a, hib_b = _directions(higher_is_better, a, b)
     mean_a = run_means(a)
@@ -58,6 +64,8 @@ def _aligned_oriented_means(a: pd.DataFrame | pd.Series, b: pd.DataFrame | pd.Se
     mean_b = mean_b[keep]
     if len(mean_a) < 2:
         raise InputError(f"need at least 2 common runs with a defined mean, got {len(mean_a)}")
+    mean_a = pd.Series(snap(mean_a.to_numpy()), index=mean_a.index)
+    mean_b = pd.Series(snap(mean_b.to_numpy()), index=mean_b.index)
     return (mean_a if hib_a else -mean_a), (mean_b if hib_b else -mean_b)
 
 
@@ -108,6 +116,7 @@ def kendall_tau_b(a: np.ndarray, b: np.ndarray) -> float:
     ``P + Q + U`` of :func:`kendall_tau`, so it is the statistic of :func:`scipy.stats.kendalltau` (equal within
     1e-14), computed from one sign matrix per vector (meant for at most a few hundred systems, as in the samples of
     :func:`ir_rarity.meta.robustness.system_count_robustness`). Identical non-constant vectors give exactly 1.
+    Values that tie under :mod:`ir_rarity.stats.ties`' tolerance have sign 0.
 
     Args:
         a: One score per system (larger is better).
@@ -117,8 +126,8 @@ def kendall_tau_b(a: np.ndarray, b: np.ndarray) -> float:
         The coefficient in [-1, 1]; NaN when either vector is constant (tau is undefined).
 
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    a = snap(np.asarray(a, dtype=np.float64))
+    b = snap(np.asarray(b, dtype=np.float64))
     if np.all(a == a[0]) or np.all(b == b[0]):
         return math.nan
     i, j = np.triu_indices(len(a), k=1)

@@ -36,6 +36,7 @@ from scipy import stats as sps
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats.names import TESTS
 from ir_rarity.stats.scores import BLOCK_ELEMENTS, group_moments
+from ir_rarity.stats.ties import differences
 
 __all__ = ["PairTest", "paired_differences", "paired_pvalues", "paired_t_pvalues", "randomization_pvalues",
            "two_sample_t_pvalues", "wilcoxon_pvalues"]
@@ -52,11 +53,12 @@ def paired_differences(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
     Returns:
         ``(i, j, diffs)``: the pairs ``i < j`` in :func:`numpy.triu_indices` order and the pairs x queries
-        differences ``values[i] - values[j]`` (NaN where either run has no value).
+        differences ``values[i] - values[j]`` (NaN where either run has no value; exactly 0 where the two values
+        tie, :func:`ir_rarity.stats.ties.differences`).
 
     """
     i, j = np.triu_indices(values.shape[0], k=1)
-    return i, j, values[i] - values[j]
+    return i, j, differences(values[i], values[j])
 
 
 def _two_sided_t_pvalue(t: np.ndarray, df: np.ndarray) -> np.ndarray:
@@ -234,7 +236,7 @@ def paired_pvalues(values: np.ndarray, pairs: np.ndarray, test: str | PairTest =
     """
     values = np.asarray(values, dtype=float)
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    diffs = values[pairs[:, 0]] - values[pairs[:, 1]]
+    diffs = differences(values[pairs[:, 0]], values[pairs[:, 1]])  # a tie is a zero difference
     common = ~np.isnan(diffs)
     if test == "t":
         p = paired_t_pvalues(diffs)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.aggregate import exact_means
 from ir_rarity.errors import InputError
 
 __all__ = ["BLOCK_ELEMENTS", "check_scores", "direction_of", "group_moments", "in_natural_order", "natural_order",
@@ -103,7 +104,8 @@ def run_means(scores_or_means: pd.DataFrame | pd.Series) -> pd.Series:
     """Each run's mean over its queries with a score, or the given Series of means.
 
     The mean of run r is ``m_r = (1 / |Q_r|) * sum_{q in Q_r} s_{r,q}``, ``Q_r`` the queries with a non-missing
-    score for r (``scores.mean(axis=1, skipna=True)``); NaN when r has no score at all.
+    score for r, the sum exactly rounded (:func:`ir_rarity.engine.aggregate.exact_means`: the same values in any
+    order give the same mean); NaN when r has no score at all.
 
     Args:
         scores_or_means: A runs x queries table, or a Series of run means indexed by run name.
@@ -116,7 +118,8 @@ def run_means(scores_or_means: pd.DataFrame | pd.Series) -> pd.Series:
 
     """
     if isinstance(scores_or_means, pd.DataFrame):
-        return check_scores(scores_or_means, min_runs=1).mean(axis=1, skipna=True)
+        scores = check_scores(scores_or_means, min_runs=1)
+        return pd.Series(exact_means(scores.to_numpy(dtype=np.float64), skipna=True), index=scores.index)
     if not isinstance(scores_or_means, pd.Series):
         raise InputError("expected a runs x queries DataFrame or a Series of run means, "
                          f"got {type(scores_or_means).__name__}")

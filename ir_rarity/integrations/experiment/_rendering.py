@@ -20,6 +20,7 @@ import pandas as pd
 from ir_rarity.integrations.experiment._inputs import _Options
 from ir_rarity.integrations.experiment._scoring import _Block, _correct, _means, _Scores, _significance
 from ir_rarity.measures.parse import higher_is_better
+from ir_rarity.stats import ties
 
 
 # ---------------------------------------------------------------------------------------------------- rendering
@@ -119,13 +120,13 @@ def _styled(table: pd.DataFrame, scores: _Scores, blocks: list[_Block], how: str
 def _mark(data: pd.Series, best: Mapping[str, str], how: str) -> list[str]:
     if data.name not in best:
         return [""] * len(data)
-    tie, last = ("font-weight: bold",) * 2 if how == "bold" else (
+    style, last = ("font-weight: bold",) * 2 if how == "bold" else (
         "background-color: antiquewhite", "background-color: lightgreen")
     target = data.max() if best[str(data.name)] == "+" else data.min()
-    values = data.tolist()
-    marks = [tie if v == target else "" for v in values]
-    if target in values:
-        marks[len(values) - values[::-1].index(target) - 1] = last
+    tied = ties.tie(data.to_numpy(dtype=np.float64), target)  # the one tie rule (ir_rarity.stats.ties)
+    marks = [style if hit else "" for hit in tied]
+    if tied.any():
+        marks[int(np.flatnonzero(tied)[-1])] = last
     return marks
 
 

@@ -16,7 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate, skips_undefined
+from ir_rarity.engine.aggregate import aggregate, exact_sums, skips_undefined
 from ir_rarity.errors import InputError
 from ir_rarity.evaluation import evaluate
 from ir_rarity.integrations.experiment._execution import _Run
@@ -29,6 +29,7 @@ from ir_rarity.integrations.experiment._inputs import (
     _Options,
 )
 from ir_rarity.measures.parse import higher_is_better
+from ir_rarity.stats import ties
 
 NOT_AVERAGED = frozenset({"num_q", "num_rel", "num_ret", "num_rel_ret", "NumQ", "NumRel", "NumRet", "NumRelRet"})
 """Columns ``pt.Experiment`` sums over queries instead of averaging."""
@@ -120,20 +121,22 @@ def _order_of(run: _Run, position: Mapping[str, int], extra: Mapping[str, int], 
 
 # ---------------------------------------------------------------------------------------------------- computing
 def _means(scores: _Scores) -> np.ndarray:
-    """``(n_systems, n_measures)`` means, as ``pt.Experiment`` computes them.
+    """``(n_systems, n_measures)`` means, with exactly rounded sums, as :func:`ir_rarity.evaluate`'s table.
 
-    A measure ir_measures computes is added up query after query in the order pt.Experiment meets the queries
-    and divided by the number of queries (summed, for the counts of :data:`NOT_AVERAGED`); ir_rarity's measures are
-    averaged by their own aggregator (skipping undefined queries, e.g. ASL), as :func:`ir_rarity.evaluate`'s table.
+    A measure ir_measures computes is summed over the queries (:func:`~ir_rarity.engine.aggregate.exact_sums`) and
+    divided by their number (only summed, for the counts of :data:`NOT_AVERAGED`, as ``pt.Experiment``);
+    ir_rarity's measures are averaged by their own aggregator (skipping undefined queries, e.g. ASL).
+    ``pt.Experiment`` adds the values left to right in the order it meets the queries, which can differ from the
+    exactly rounded sum in the last bit; here the same values give the same mean in any order, so runs whose
+    means are equal tie exactly (:mod:`ir_rarity.stats.ties`).
     """
     out = np.empty((len(scores.names), len(scores.measures.measures)))
     for k, (measure, column) in enumerate(zip(scores.measures.measures, scores.measures.columns, strict=True)):
         if _is_ours(measure):
             out[:, k] = aggregate(measure, scores.values[k])
             continue
-        ordered = np.take_along_axis(scores.values[k], scores.order, axis=1)
-        total = np.add.accumulate(ordered, axis=1)[:, -1]
-        out[:, k] = total if column in NOT_AVERAGED else total / ordered.shape[1]
+        total = exact_sums(scores.values[k])
+        out[:, k] = total if column in NOT_AVERAGED else total / scores.values[k].shape[1]
     return out
 
 
@@ -174,9 +177,8 @@ def _compare(system: np.ndarray, base: np.ndarray, measure: ir_measures.Measure,
     if skips_undefined(measure):
         keep = ~(np.isnan(system) | np.isnan(base))
         system, base = system[keep], base[keep]
-    better, worse = int((system > base).sum()), int((system < base).sum())
-    if not higher_is_better(measure):
-        better, worse = worse, better
+    hib = higher_is_better(measure)  # a query whose values tie (ir_rarity.stats.ties) is neither better nor worse
+    better, worse = int(ties.better(system, base, hib).sum()), int(ties.better(base, system, hib).sum())
     return [better, worse, test(system, base)[1]]
 
 

@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
@@ -85,14 +85,19 @@ def _parse_measures(texts: Sequence[str], depth: int | None) -> dict[Any, str]:
 
 
 def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_depth: int | None = None,
-                split_by_tag: bool = False) -> Pool:
+                split_by_tag: bool = False, trec_eval_10: bool = False) -> Pool:
     """The pool of ``runs``: cut to each run's top ``keep_depth`` while reading, split by tag if asked."""
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.teams import read_teams
 
     team_map = read_teams(teams) if teams else None  # FILE (columns run, team) or FILE:COLUMN
     return Pool.from_runs(_runs_spec(runs), teams=team_map, duplicates=duplicates,  # type: ignore[arg-type]
-                          keep_depth=keep_depth, split_by_tag=split_by_tag)
+                          keep_depth=keep_depth, split_by_tag=split_by_tag, scores=_scores(trec_eval_10))
+
+
+def _scores(trec_eval_10: bool) -> Literal["float32", "float64"]:
+    """``--trec-eval-10``: scores compared as doubles (trec_eval 10.0), else as floats (pytrec_eval)."""
+    return "float64" if trec_eval_10 else "float32"
 
 
 @contextmanager
@@ -154,7 +159,7 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
         raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
     return evaluate(_runs_spec(args.runs), args.qrels, measures, pool=_runs_spec(args.pool) if args.pool else None,
                     joint=args.joint, teams=args.teams or None, duplicates=args.duplicates,
-                    split_by_tag=args.split_by_tag)
+                    split_by_tag=args.split_by_tag, scores="float64" if args.trec_eval_10 else None)
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -213,7 +218,8 @@ def _cmd_pool(args: argparse.Namespace) -> int:
     for out in (args.out, args.judging_pool):
         if out is not None and Path(out).suffix.lower() not in (".csv", ".parquet"):
             raise InputError("unknown output type: name the file .csv or .parquet", out)
-    pool = _build_pool(args.runs, args.teams, args.duplicates, split_by_tag=args.split_by_tag)
+    pool = _build_pool(args.runs, args.teams, args.duplicates, split_by_tag=args.split_by_tag,
+                       trec_eval_10=args.trec_eval_10)
     if args.out is None and args.judging_pool is None:
         raise _UsageError("nothing to write: give --out FILE and/or --judging-pool FILE")
     if args.out is not None:
@@ -247,7 +253,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     qrels = as_qrels_frame(args.qrels)
     # every analysis stops at rank --cutoff (and counts S_d there): read no deeper
     pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff,
-                       split_by_tag=args.split_by_tag)
+                       split_by_tag=args.split_by_tag, trec_eval_10=args.trec_eval_10)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots)
@@ -258,10 +264,12 @@ def _cmd_meta(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     import ir_measures
+    import pandas as pd
 
     from ir_rarity.datasets import covid_round1
     from ir_rarity.evaluation import evaluate
     from ir_rarity.io.frames import as_qrels_frame
+    from ir_rarity.stats.ties import rank
 
     start = time.perf_counter()
     texts = list(DEMO_MEASURES)
@@ -279,8 +287,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     out.write(render(["run", *table.columns], rows[: args.top], "markdown", 4))
 
     base, rare = "P@100", "P_rare(alpha=0.5)@100"
-    rank_base = table[base].rank(ascending=False, method="min").astype(int)
-    rank_rare = table[rare].rank(ascending=False, method="min").astype(int)
+    rank_base = pd.Series(rank(table[base].to_numpy()), index=table.index).astype(int)  # ties: one rule
+    rank_rare = pd.Series(rank(table[rare].to_numpy()), index=table.index).astype(int)
     gain = rank_base - rank_rare
     gain = gain.loc[sorted(gain.index, key=lambda n: (-gain[n], rank_rare[n], n))]
     moved = [(n, int(rank_base[n]), int(rank_rare[n]), int(gain[n]), float(table.loc[n, base]),
@@ -303,6 +311,9 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split-by-tag", action="store_true",
                    help="split each run file into one run per tag (a file of several runs); by default a file is "
                         "one run named by its file name, whatever its tag column says (as trec_eval)")
+    p.add_argument("--trec-eval-10", action="store_true",
+                   help="order rankings as trec_eval 10.0 does, comparing scores as doubles; by default as "
+                        "pytrec_eval and ir_measures do (trec_eval 9: scores that round to the same float tie)")
 
 
 def build_parser() -> argparse.ArgumentParser:

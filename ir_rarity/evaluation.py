@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.contract import MemberCampaign
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
@@ -35,6 +36,7 @@ def evaluate(
     teams: TeamsLike | None = None,
     duplicates: Duplicates = "error",
     split_by_tag: bool | None = None,
+    scores: ScorePrecision | None = None,
     progress: bool | None = None,
 ) -> Evaluation:
     r"""Score runs with rarity and standard measures, by the one evaluation rule.
@@ -70,6 +72,12 @@ def evaluate(
             given as runs).
         duplicates: A document listed twice for a query: ``"error"`` (as trec_eval) or ``"first"``.
         split_by_tag: For run files: True splits every file into one run per tag; by default a file is one run.
+        scores: How scores are compared when rankings are ordered. ``"float32"`` (the default for runs being
+            pooled) gives pytrec_eval's and ir_measures' values, whose trec_eval compares scores as C floats;
+            ``"float64"`` gives trec_eval 10.0's, which compares them as doubles (two scores that differ only
+            beyond float precision are then not a tie). Standard measures computed by pytrec_eval are given
+            trec_eval 10.0's rankings too. None: the pool's own (a saved pool or count table records it); a
+            value that contradicts a built pool's is an error.
         progress: Progress bars; None shows them on a terminal only.
 
     Returns:
@@ -98,12 +106,12 @@ def evaluate(
         if joint:
             raise ParameterError("joint=True needs a pool to join: without one, the runs are the campaign")
         campaign = resolve_campaign(runs, teams=team_map, duplicates=duplicates, keep_depth=keep,
-                                    split_by_tag=split_by_tag, progress=progress, cache=False)
+                                    split_by_tag=split_by_tag, progress=progress, cache=False, scores=scores)
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
         return evaluate_campaign(campaign, judgments, labels, progress=progress)
     campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
-                                split_by_tag=split_by_tag, progress=progress)
+                                split_by_tag=split_by_tag, progress=progress, scores=scores)
     return evaluate_campaign(campaign, judgments, labels, runs, joint=joint, duplicates=duplicates,
                              split_by_tag=split_by_tag, progress=progress)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import ir_measures
 import pandas as pd
 
+from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.contract import Campaign
 from ir_rarity.engine.evaluate import apply_rule
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
@@ -119,11 +120,13 @@ def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measu
 
 
 def read_runs(runs: RunsLike, *, depth: int | None = None, duplicates: Duplicates = "error",
-              split_by_tag: bool | None = None, progress: bool | None = None) -> dict[str, pd.DataFrame]:
+              split_by_tag: bool | None = None, progress: bool | None = None, scores: ScorePrecision = "float32"
+              ) -> dict[str, pd.DataFrame]:
     """Runs to evaluate (a mapping of runs, run files, a folder, a glob or a list of them) as named frames.
 
     Files are listed once and read once; each run read from a file is cut to its top ``depth`` documents per
-    query when a depth is given (what the measures read), so memory stays bounded by what is scored.
+    query when a depth is given (what the measures read; in trec_eval order, scores compared as ``scores``),
+    so memory stays bounded by what is scored.
 
     Raises:
         InputError: unreadable input, or two runs with the same name.
@@ -136,7 +139,8 @@ def read_runs(runs: RunsLike, *, depth: int | None = None, duplicates: Duplicate
     for name, frame in named:
         if name in frames:
             raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
-        frames[name] = top_k(frame, depth, name, duplicates) if from_files and depth is not None else frame
+        frames[name] = (top_k(frame, depth, name, duplicates, scores) if from_files and depth is not None
+                        else frame)
     if not frames:
         raise ParameterError("no runs to evaluate")
     return frames
@@ -174,7 +178,8 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
     check_measure_pools(campaign, measure_list)
     judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
     frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
-                                                 split_by_tag=split_by_tag, progress=progress)
+                                                 split_by_tag=split_by_tag, progress=progress,
+                                                 scores=campaign.scores)
     return apply_rule(campaign, judgments.frame, labels, frames, joint=joint, duplicates=duplicates,
                       progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
 

@@ -8,16 +8,20 @@ All later steps work on integer codes. Query ids and docnos are factorized once 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.strings import one_array, positions_in_sorted
+from ir_rarity.errors import ParameterError
 
 __all__ = [
     "KEY_SHIFT",
+    "SCORE_PRECISIONS",
+    "ScorePrecision",
     "block_starts",
+    "check_precision",
     "decode_keys",
     "encode",
     "inverse_permutation",
@@ -28,6 +32,25 @@ __all__ = [
 ]
 
 KEY_SHIFT = 32
+
+ScorePrecision: TypeAlias = Literal["float32", "float64"]
+"""How run scores are compared when rankings are put in order.
+
+``"float32"`` follows pytrec_eval and ir_measures (trec_eval 9, whose ``TEXT_RESULTS.sim`` is a C ``float``): two
+scores that round to the same single-precision float are a tie, broken by docno. ``"float64"`` follows trec_eval
+10.0, which reads and compares scores as C ``double`` (NIST's change of 2023). Ties left at that precision are
+broken by docno descending in both.
+"""
+
+SCORE_PRECISIONS: tuple[ScorePrecision, ...] = ("float32", "float64")
+
+
+def check_precision(scores: str) -> ScorePrecision:
+    """``scores`` if it names a :data:`ScorePrecision`; else a one-line :class:`~ir_rarity.ParameterError`."""
+    if scores not in SCORE_PRECISIONS:
+        raise ParameterError(f"scores must be 'float32' (pytrec_eval, ir_measures) or 'float64' (trec_eval 10.0), "
+                             f"got {scores!r}")
+    return scores
 
 
 def pair_keys(query_codes: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
@@ -144,8 +167,8 @@ def _combined_keys(blocks: Sequence[np.ndarray]) -> np.ndarray:
     return combined
 
 
-def trec_order(score: np.ndarray, doc_sort: np.ndarray | Callable[[np.ndarray], np.ndarray], *blocks: np.ndarray
-               ) -> np.ndarray:
+def trec_order(score: np.ndarray, doc_sort: np.ndarray | Callable[[np.ndarray], np.ndarray], *blocks: np.ndarray,
+               precision: ScorePrecision = "float32") -> np.ndarray:
     """Permutation that puts rows in trec_eval order within their blocks.
 
     Rows are sorted by the block keys (first key most significant), then by score descending, then by docno
@@ -153,9 +176,12 @@ def trec_order(score: np.ndarray, doc_sort: np.ndarray | Callable[[np.ndarray], 
     the docno strings (codes of a sorted vocabulary do), be non-negative and below 2**32; or be a function that,
     given row numbers, returns such codes for those rows only: docnos are then compared only where a score ties.
 
-    Scores are compared in single precision, because trec_eval (and so pytrec_eval and ir_measures) stores
-    them as a C ``float`` (``TEXT_RESULTS.sim`` in ``trec_format.h``): two scores that round to the same
-    float32 are a tie, broken by docno. The scores themselves are not changed.
+    Scores are compared in single precision by default, because trec_eval 9 (and so pytrec_eval and ir_measures)
+    stores them as a C ``float`` (``TEXT_RESULTS.sim`` in ``trec_format.h``): two scores that round to the same
+    float32 are a tie, broken by docno. With ``precision="float64"`` they are compared as trec_eval 10.0 compares
+    them, as C ``double``: rows tied in single precision are ordered by their double score before their docno
+    (rounding to float32 never reverses an order, so the single-precision sort stays valid around them). The
+    scores themselves are not changed.
 
     Two stable sorts of packed 64-bit keys, both nearly sorted already for runs read from files (a run file
     lists each query's documents together, mostly by score), which numpy's stable sort (timsort) exploits:
@@ -181,7 +207,10 @@ def trec_order(score: np.ndarray, doc_sort: np.ndarray | Callable[[np.ndarray], 
     members = order[rows]
     docno = doc_sort(members) if callable(doc_sort) else doc_sort[members]
     by_docno = (tie << np.uint64(32)) | (np.uint64(0xFFFFFFFF) - docno.astype(np.uint64))
-    order[rows] = members[np.argsort(by_docno, kind="stable")]
+    if precision == "float64":  # (tie, double score descending, docno descending)
+        order[rows] = members[np.lexsort((by_docno, -np.asarray(score, dtype=np.float64)[members], tie))]
+    else:
+        order[rows] = members[np.argsort(by_docno, kind="stable")]
     return order
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
+    from ir_rarity.engine.codes import ScorePrecision
     from ir_rarity.engine.qrels import EncodedQrels
     from ir_rarity.engine.rows import Rows
     from ir_rarity.engine.runs import RankedRuns
@@ -41,6 +42,8 @@ class CampaignInfo:
         n_runs: Number of runs in the campaign (None when unknown: a count table).
         depths: Depths S_d is available at (None in the tuple: whole runs); empty when any depth is.
         source: A short description (``"pool"``, ``"count table"``...).
+        scores: How scores are compared in trec_eval order: ``"float32"`` (pytrec_eval, ir_measures) or
+            ``"float64"`` (trec_eval 10.0).
 
     """
 
@@ -49,6 +52,7 @@ class CampaignInfo:
     n_runs: int | None
     depths: tuple[int | None, ...] = ()
     source: str = "pool"
+    scores: str = "float32"
 
     def describe(self, depths: Sequence[int | None] = ()) -> str:
         """One line, e.g. ``pool: S = 143 runs (143 runs); S_d at depth 100``."""
@@ -57,17 +61,24 @@ class CampaignInfo:
         at = ", ".join("whole runs" if d is None else str(d) for d in shown)
         depth_text = f"; S_d at depth {at}" if shown else ""
         systems = self.systems[:-1] if self.num_systems == 1 else self.systems
-        return f"{self.source}: S = {self.num_systems} {systems}{runs}{depth_text}"
+        scores = "; scores compared as float64 (trec_eval 10.0)" if self.scores == "float64" else ""
+        return f"{self.source}: S = {self.num_systems} {systems}{runs}{depth_text}{scores}"
 
     def as_dict(self, depths: Sequence[int | None] = ()) -> dict[str, object]:
         """The same facts as a plain dict (for ``DataFrame.attrs`` and JSON)."""
         return {"S": self.num_systems, "systems": self.systems, "runs": self.n_runs,
-                "depths": list(dict.fromkeys(depths)) or list(self.depths), "source": self.source}
+                "depths": list(dict.fromkeys(depths)) or list(self.depths), "source": self.source,
+                "scores": self.scores}
 
 
 @runtime_checkable
 class Campaign(Protocol):
     """What the engine needs from the campaign a run is scored against."""
+
+    @property
+    def scores(self) -> ScorePrecision:
+        """How scores were compared when the campaign's rankings were ordered; evaluated runs are ordered alike."""
+        ...
 
     def vocabularies(self) -> tuple[pd.Index, pd.Index]:
         """Query-id and docno vocabularies; a code is a position in them."""

@@ -24,6 +24,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, MemberCampaign
 from ir_rarity.engine.joined import JoinedCampaign
@@ -31,7 +32,7 @@ from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
-from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, without_duplicates
+from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, ranked_as_scores, without_duplicates
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError, warn
 from ir_rarity.measures.asl import RankingLengthWarning
@@ -126,7 +127,8 @@ def rows_for_runs(campaign: Campaign, frames: Mapping[str, pd.DataFrame], qrels:
                   duplicates: Duplicates = "error") -> tuple[Rows, dict[int | None, list[str | None]]]:
     """Rank and encode ``frames`` against the campaign and the qrels, then :func:`rows_against`."""
     query_vocab, doc_vocab = campaign.vocabularies()
-    ranked = rank_runs(frames, [query_vocab, qrels.query_extra], [doc_vocab, qrels.doc_extra], duplicates)
+    ranked = rank_runs(frames, [query_vocab, qrels.query_extra], [doc_vocab, qrels.doc_extra], duplicates,
+                       scores=campaign.scores)
     return rows_against(campaign, ranked, qrels)
 
 
@@ -198,8 +200,10 @@ def apply_rule(
         source = members_of
         frames: Iterable[tuple[str, pd.DataFrame]] = (
             ((n, source.run(n)) for n in names) if source is not None
-            else ((str(n), without_duplicates(str(n), f, duplicates)) for n, f in (runs or {}).items()))
-        values.update(_with_ir_measures(through_ir_measures, qrels, encoded, frames, len(names), progress))
+            else ((str(n), without_duplicates(str(n), f, duplicates, campaign.scores))
+                  for n, f in (runs or {}).items()))
+        values.update(_with_ir_measures(through_ir_measures, qrels, encoded, frames, len(names), progress,
+                                        campaign.scores))
     run_lengths = _warn_if_lengths_differ(names, longest, asl) if asl else {}
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
@@ -316,16 +320,26 @@ def _report_members(names: list[str], membership: Mapping[int | None, list[str |
 
 
 def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: EncodedQrels,
-                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int, progress: bool | None = None
-                      ) -> dict[Any, np.ndarray]:
-    """Standard measures through ir_measures, run by run (they do not depend on the campaign)."""
-    evaluator = ir_measures.evaluator(measures, qrels)
+                      frames: Iterable[tuple[str, pd.DataFrame]], n_runs: int, progress: bool | None = None,
+                      scores: ScorePrecision = "float32") -> dict[Any, np.ndarray]:
+    """Standard measures through ir_measures, run by run (they do not depend on the campaign).
+
+    With ``scores="float64"``, trec_eval's measures (those pytrec_eval computes) are given each run with its
+    scores replaced by its ranks in trec_eval 10.0's order (:func:`~ir_rarity.engine.runs.ranked_as_scores`), so
+    that pytrec_eval, which compares scores as C floats, sees trec_eval 10.0's rankings. Other measures (e.g.
+    ir_measures' ``Judged@k``) keep the run as it is: their provider's order is theirs.
+    """
+    rewritten = [m for m in measures if scores == "float64" and ir_measures.pytrec_eval.supports(m)]
+    rest = [m for m in measures if m not in rewritten]
+    evaluators = [(ir_measures.evaluator(ms, qrels), rank_scores) for ms, rank_scores in ((rewritten, True),
+                                                                                           (rest, False)) if ms]
     column = {q: i for i, q in enumerate(encoded.query_ids)}
     out = {m: np.full((n_runs, len(column)), np.nan) for m in measures}
     for r, (_, frame) in enumerate(bar(frames, desc="ir_measures", total=n_runs, unit="run", enabled=progress)):
-        for metric in evaluator.iter_calc(frame):
-            if metric.query_id in column:
-                out[metric.measure][r, column[metric.query_id]] = metric.value
+        for evaluator, rank_scores in evaluators:
+            for metric in evaluator.iter_calc(ranked_as_scores(frame) if rank_scores else frame):
+                if metric.query_id in column:
+                    out[metric.measure][r, column[metric.query_id]] = metric.value
     for m in measures:  # a query the run lacks scores the measure's default, as in ir_measures' calc_aggregate
         default = getattr(m, "DEFAULT", 0.0)
         out[m] = np.where(np.isnan(out[m]), default, out[m]) if not np.isnan(default) else out[m]

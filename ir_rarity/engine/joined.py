@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.codes import KEY_SHIFT, sorted_lookup
+from ir_rarity.engine.codes import KEY_SHIFT, ScorePrecision, sorted_lookup
 from ir_rarity.engine.contract import Campaign, CampaignInfo
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs
@@ -37,11 +37,16 @@ class JoinedCampaign:
                  ) -> None:
         self.campaign = campaign
         queries, docs = campaign.vocabularies()
-        self.joining: RankedRuns = rank_runs(frames, [queries], [docs], duplicates)
+        self.joining: RankedRuns = rank_runs(frames, [queries], [docs], duplicates, scores=campaign.scores)
         self._queries = queries.append(self.joining.query_extra)
         self._docs = docs.append(self.joining.doc_extra)
         self._new: dict[int | None, np.ndarray] = {}
         self._extra: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
+
+    @property
+    def scores(self) -> ScorePrecision:
+        """The campaign's score precision (the joining runs were ordered with it)."""
+        return self.campaign.scores
 
     def __repr__(self) -> str:
         return f"JoinedCampaign({self.campaign!r} + {self.joining.n_runs} runs)"
@@ -109,4 +114,5 @@ class JoinedCampaign:
         n_new = int(self._is_new(base.depths[0] if base.depths else None).sum())
         runs: Any = None if base.n_runs is None else base.n_runs + n_new
         return CampaignInfo(num_systems=base.num_systems + n_new, systems=base.systems, n_runs=runs,
-                            depths=base.depths, source=f"{base.source} joined by {self.joining.n_runs} evaluated runs")
+                            depths=base.depths, source=f"{base.source} joined by {self.joining.n_runs} evaluated runs",
+                            scores=base.scores)

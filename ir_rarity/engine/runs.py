@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.codes import (
+    ScorePrecision,
     block_starts,
     encode,
     pair_keys,
@@ -31,6 +32,7 @@ __all__ = [
     "check_duplicates",
     "content_hashes",
     "rank_runs",
+    "ranked_as_scores",
     "run_fingerprints",
     "string_hashes",
     "without_duplicates",
@@ -105,7 +107,35 @@ def check_duplicates(run: np.ndarray | None, key: np.ndarray, duplicates: Duplic
     return ~dup
 
 
-def without_duplicates(name: str, frame: pd.DataFrame, duplicates: Duplicates) -> pd.DataFrame:
+def ranked_as_scores(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each score replaced by ``n - position``, positions in trec_eval 10.0's order per query.
+
+    trec_eval 10.0 orders a query's documents by their score as a double, descending, then by docno descending.
+    The new scores are distinct whole numbers (exact in a C float up to 2**24 documents a query), so any version
+    of trec_eval, pytrec_eval's included, ranks the documents in that same order.
+
+    Raises:
+        InputError: a query with 2**24 documents or more (their ranks would not be exact as C floats).
+
+    """
+    query, _ = pd.factorize(frame["query_id"], sort=True)
+    doc, _ = pd.factorize(frame["doc_id"].astype(str), sort=True)
+    order = np.lexsort((-doc, -frame["score"].to_numpy(np.float64), query))
+    starts = block_starts(query[order])
+    position = ranks_within_blocks(starts).astype(np.int64)
+    sizes = np.diff(np.append(np.flatnonzero(starts), len(order)))
+    if len(sizes) and sizes.max() >= 2**24:
+        raise InputError("a query of 2**24 documents or more cannot be ranked exactly for pytrec_eval")
+    size = np.repeat(sizes, sizes)
+    ranked = np.empty(len(order), dtype=np.float64)
+    ranked[order] = size - position
+    out = frame.copy()
+    out["score"] = ranked
+    return out
+
+
+def without_duplicates(name: str, frame: pd.DataFrame, duplicates: Duplicates, scores: ScorePrecision = "float32"
+                       ) -> pd.DataFrame:
     """One run frame (``query_id, doc_id, score``) as the engine scores it: each document once per query.
 
     What a run given to ir_measures must be, so that its measures see the ranking the engine's measures see:
@@ -119,7 +149,7 @@ def without_duplicates(name: str, frame: pd.DataFrame, duplicates: Duplicates) -
     repeated = frame.duplicated(["query_id", "doc_id"], keep=False).to_numpy()
     if not repeated.any():
         return frame
-    ordered = frame.iloc[np.argsort(-frame["score"].to_numpy(np.float32), kind="stable")]
+    ordered = frame.iloc[np.argsort(-frame["score"].to_numpy(np.dtype(scores)), kind="stable")]
     keep = check_duplicates(None, pd.factorize(pd.MultiIndex.from_frame(ordered[["query_id", "doc_id"]]))[0],
                             duplicates, lambda i: (name, ordered["query_id"].iloc[i], ordered["doc_id"].iloc[i]))
     return frame if keep is None else ordered[keep].sort_index()
@@ -173,7 +203,7 @@ class RankedRuns:
 
 
 def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Index], doc_vocabs: Sequence[pd.Index],
-              duplicates: Duplicates = "error") -> RankedRuns:
+              duplicates: Duplicates = "error", scores: ScorePrecision = "float32") -> RankedRuns:
     """Order and encode runs (canonical frames ``query_id, doc_id, score``) for evaluation, all in one pass.
 
     Args:
@@ -181,6 +211,8 @@ def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Inde
         query_vocabs: Query vocabularies to encode against, in order (a campaign's, then the qrels' extension).
         doc_vocabs: Document vocabularies likewise.
         duplicates: What to do with a document listed twice for a query (see :func:`check_duplicates`).
+        scores: How scores are compared (:data:`~ir_rarity.engine.codes.ScorePrecision`): as pytrec_eval
+            (``"float32"``) or as trec_eval 10.0 (``"float64"``).
 
     Raises:
         InputError: a NaN score, or a duplicate document (:class:`DuplicateDocumentError`).
@@ -202,7 +234,7 @@ def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Inde
         score = np.zeros(0)
     local_query, local_queries = pd.factorize(qids, sort=True)
     local_doc, local_docs = pd.factorize(docnos, sort=True)
-    order = trec_order(score, local_doc, run, local_query)
+    order = trec_order(score, local_doc, run, local_query, precision=scores)
     query, query_extra = encode(local_queries, query_vocabs)
     doc, doc_extra = encode(local_docs, doc_vocabs)
     run, local_query, local_doc = run[order], local_query[order], local_doc[order]

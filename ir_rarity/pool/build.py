@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.codes import (
+    ScorePrecision,
     block_starts,
     inverse_permutation,
     pair_keys,
@@ -36,8 +37,8 @@ __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
 @without_hugepage_advice
 def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
-                duplicates: Duplicates, keep_depth: int | None = None, held: bool = False
-                ) -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
+                duplicates: Duplicates, keep_depth: int | None = None, held: bool = False,
+                scores: ScorePrecision = "float32") -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
     """Encode ``(name, canonical frame)`` pairs into one campaign.
 
     Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
@@ -51,6 +52,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
 
     With ``held`` (the caller holds the frames: runs given in memory), docnos are encoded in one batch (of up to
     ``DocEncoder.HELD_BATCH_ROWS`` rows) once all runs are taken, since encoding early frees no strings.
+    ``scores`` says how scores are compared in trec_eval order (:data:`~ir_rarity.engine.codes.ScorePrecision`).
 
     Returns:
         The encoded runs, and :func:`key_index` of their rows (computed on the way, kept by the pool).
@@ -63,7 +65,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
     with DocEncoder(held) as encoder:
-        names, runs = _take_runs(named, duplicates, keep_depth, encoder)
+        names, runs = _take_runs(named, duplicates, keep_depth, encoder, scores)
         lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
         bounds = np.concatenate([[0], np.cumsum(lengths)])
         queries, query_maps = _query_vocabulary(runs)
@@ -81,7 +83,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     for i, name in enumerate(names):  # run by run into the campaign's arrays, in trec_eval order: each run's own
         lo, hi = bounds[i], bounds[i + 1]  # arrays are freed once copied, every temporary is one run long
         first = _copy_in_trec_order(runs[i], query_maps[i], (query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]),
-                                    repeats, duplicates, name, (queries, docs))
+                                    repeats, duplicates, name, (queries, docs), scores)
         if first is not None and keep is not None:
             keep[lo:hi] = first
         runs[i] = _FREED
@@ -95,12 +97,12 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     rank = ranks_within_blocks(block_starts(run, query))
     system, system_names = system_codes(names, teams)
     encoded = EncodedRuns(names=tuple(names), queries=queries, docs=docs, run=run, query=query, doc=doc,
-                          score=score, rank=rank, system=system, system_names=tuple(system_names))
+                          score=score, rank=rank, system=system, system_names=tuple(system_names), scores=scores)
     return encoded, (pair, encoded_docs.unique_keys)
 
 
 def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates, keep_depth: int | None,
-               encoder: DocEncoder) -> tuple[list[str], list[_TakenRun]]:
+               encoder: DocEncoder, scores: ScorePrecision) -> tuple[list[str], list[_TakenRun]]:
     """Take every run as it arrives (:func:`_take_run`), its docnos handed to ``encoder``; names must be unique."""
     names: list[str] = []
     runs: list[_TakenRun] = []
@@ -110,7 +112,7 @@ def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates
             raise InputError(f"two runs are named {name!r}; run names must be unique")
         seen.add(name)
         names.append(name)
-        runs.append(_take_run(name, frame, duplicates, keep_depth))
+        runs.append(_take_run(name, frame, duplicates, keep_depth, scores))
         del frame
         encoder.add(runs[-1].blocks())
     if not names:
@@ -119,8 +121,8 @@ def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates
 
 
 def _copy_in_trec_order(r: _TakenRun, query_map: np.ndarray, out: tuple[np.ndarray, ...], repeats: _RepeatFinder,
-                        duplicates: Duplicates, name: str, vocabularies: tuple[pd.Index, pd.Index]
-                        ) -> np.ndarray | None:
+                        duplicates: Duplicates, name: str, vocabularies: tuple[pd.Index, pd.Index],
+                        scores: ScorePrecision) -> np.ndarray | None:
     """Copy one run into its slices ``out`` = (query, doc, score, pair) of the campaign's arrays, in trec_eval order.
 
     ``doc`` and ``pair`` already hold the run's codes in its own row order; they are reordered in place.
@@ -138,7 +140,7 @@ def _copy_in_trec_order(r: _TakenRun, query_map: np.ndarray, out: tuple[np.ndarr
     if r.ordered:
         q[:], s[:] = own_query, r.score
         return None
-    order = trec_order(r.score, d, own_query)
+    order = trec_order(r.score, d, own_query, precision=scores)
     np.take(own_query, order, out=q)
     np.take(r.score, order, out=s)
     d[:], p[:] = d[order], p[order]
@@ -197,7 +199,8 @@ class _TakenRun:
 _FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], np.zeros(1, dtype=np.int64), None, np.zeros(0), True)
 
 
-def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth: int | None) -> _TakenRun:
+def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth: int | None,
+              scores: ScorePrecision) -> _TakenRun:
     """Scores, query codes and docnos of one canonical run frame, its rows grouped by query.
 
     A run whose queries' rows are not each together is put in query order first (stably: the rows of a query
@@ -223,7 +226,7 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
     by_id = np.argsort(np.array(query_ids, dtype=object)).astype(np.int32)  # queries in id order, as the campaign
     query_ids = [query_ids[i] for i in by_id]
     query = inverse_permutation(by_id)[query]
-    order = trec_order(score, lambda rows: _tie_codes(doc_ids, doc[rows]), query)
+    order = trec_order(score, lambda rows: _tie_codes(doc_ids, doc[rows]), query, precision=scores)
     first = check_duplicates(None, pair_keys(query[order], doc[order]), duplicates,
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
     if first is not None:
@@ -314,14 +317,15 @@ def system_codes(names: list[str], teams: Mapping[str, str] | None) -> tuple[np.
     return codes.astype(np.int64), [str(u) for u in uniques]
 
 
-def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates) -> pd.DataFrame:
+def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates, scores: ScorePrecision = "float32"
+          ) -> pd.DataFrame:
     """One run cut to its top ``k`` documents per query in trec_eval order (duplicates checked first).
 
     The cut a pool makes while reading (:func:`_take_run`), given back as a canonical run frame.
     """
     import pyarrow as pa
 
-    taken = _take_run(name, frame, duplicates, k)
+    taken = _take_run(name, frame, duplicates, k, scores)
     docs = one_array(taken.docs)
     return pd.DataFrame({"query_id": pd.Series(pa.array(taken.query_ids, type=docs.type).take(taken.query)
                                                .to_pandas()),

@@ -17,7 +17,9 @@ column         type        meaning
 
 File metadata (parquet key-value, UTF-8): ``ir_rarity.format`` = ``counts/1``; ``ir_rarity.num_systems`` = S;
 ``ir_rarity.depth`` = the depth counted at (empty: whole runs); ``ir_rarity.systems`` = ``runs`` or ``teams``;
-optionally ``ir_rarity.members``, a JSON list of ``[run name, rows within depth, content hash sum (hex)]``: the
+optionally ``ir_rarity.scores`` = ``float64`` when the members' rankings were ordered as trec_eval 10.0 orders
+them (comparing scores as doubles; absent: ``float32``, as pytrec_eval); optionally ``ir_rarity.members``, a JSON
+list of ``[run name, rows within depth, content hash sum (hex)]``: the
 members' fingerprints (:mod:`ir_rarity.engine.runs`), which let an evaluated run be recognised as a member by
 its content, as a pool does. Only rows with S_d >= 1 are stored.
 
@@ -40,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
-from ir_rarity.engine.codes import decode_keys, pair_keys, sorted_lookup
+from ir_rarity.engine.codes import ScorePrecision, check_precision, decode_keys, pair_keys, sorted_lookup
 from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
@@ -92,7 +94,7 @@ class CountTable:
 
     def __init__(self, frame: pd.DataFrame, num_systems: int, depth: int | None, systems: str = "runs",
                  assume_members: bool | None = None, members: Fingerprints | None = None,
-                 n_runs: int | None = None, origin: Origin | None = None) -> None:
+                 n_runs: int | None = None, origin: Origin | None = None, scores: ScorePrecision = "float32") -> None:
         missing = {"query_id", "doc_id", "S_d"} - set(frame.columns)
         if missing:
             raise InputError(f"a count table needs the columns query_id, doc_id, S_d; missing {sorted(missing)}")
@@ -121,6 +123,7 @@ class CountTable:
         self.members = {str(k): (int(v[0]), int(v[1])) for k, v in (members or {}).items()}
         self.assume_members = assume_members
         self.origin = origin
+        self.scores: ScorePrecision = check_precision(scores)
         self.n_runs = n_runs if n_runs is not None else (len(self.members) or None)
         self._warned = False
         _check_systems(self.num_systems, systems, self.n_runs, self.members, int(self._counts.sum()))
@@ -133,7 +136,7 @@ class CountTable:
         sizes, sums = pool.fingerprints(depth)
         members = {name: (int(n), int(h)) for name, n, h in zip(pool.names, sizes, sums, strict=True)}
         return cls(pool.counts(depth), pool.num_systems, depth, pool.info().systems, members=members,
-                   n_runs=len(pool))
+                   n_runs=len(pool), scores=pool.scores)
 
     def to_frame(self) -> pd.DataFrame:
         """The table as ``query_id, doc_id, S_d`` (sorted by query id, then docno)."""
@@ -151,6 +154,8 @@ class CountTable:
             meta[f"{_META}members"] = json.dumps([[n, s, f"{h:016x}"] for n, (s, h) in self.members.items()])
         if self.n_runs is not None:
             meta[f"{_META}runs"] = str(self.n_runs)
+        if self.scores != "float32":
+            meta[f"{_META}scores"] = self.scores
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **{k.encode(): v.encode()
                                                                                   for k, v in meta.items()}})
         write_with(path, lambda tmp: pq.write_table(table, tmp))
@@ -184,7 +189,8 @@ class CountTable:
             raise InputError("bad ir_rarity metadata (num_systems, depth, runs or members)", source) from None
         try:
             return cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
-                       members=members, n_runs=n_runs, origin=origin_of([Path(source)], "counts"))
+                       members=members, n_runs=n_runs, origin=origin_of([Path(source)], "counts"),
+                       scores=meta.get(f"{_META}scores", "float32"))
         except (InputError, ParameterError) as e:
             raise InputError(str(e), source) from None
 
@@ -243,7 +249,7 @@ class CountTable:
     def info(self) -> CampaignInfo:
         """S, what it counts, the runs counted (when known) and the depth."""
         return CampaignInfo(num_systems=self.num_systems, systems=self.systems, n_runs=self.n_runs,
-                            depths=(self.depth,), source="count table")
+                            depths=(self.depth,), source="count table", scores=self.scores)
 
     def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
         """Qrels (any accepted shape) encoded against the table's vocabularies."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.codes import decode_keys, pair_keys
+from ir_rarity.engine.codes import ScorePrecision, decode_keys, pair_keys
 
 __all__ = ["EncodedRuns"]
 
@@ -33,6 +33,9 @@ class EncodedRuns:
             campaign holds starts at rank 0 (members' rows tell which queries a run answered by their rank-0 row).
         system: System (team) code of each run; S is the number of distinct codes.
         system_names: Name of each system code.
+        scores: How scores were compared when the rankings were ordered
+            (:data:`~ir_rarity.engine.codes.ScorePrecision`: ``"float32"`` as pytrec_eval, ``"float64"`` as
+            trec_eval 10.0).
 
     """
 
@@ -46,6 +49,7 @@ class EncodedRuns:
     rank: np.ndarray
     system: np.ndarray
     system_names: tuple[str, ...]
+    scores: ScorePrecision = "float32"
 
     def __post_init__(self) -> None:
         n = len(self.run)

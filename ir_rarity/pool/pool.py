@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
-from ir_rarity.engine.codes import sorted_lookup
+from ir_rarity.engine.codes import ScorePrecision, check_precision, sorted_lookup
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.novelty import probability_table
@@ -94,6 +94,7 @@ class Pool:
         duplicates: Duplicates = "error",
         progress: bool | None = None,
         keep_depth: int | None = None,
+        scores: ScorePrecision = "float32",
     ) -> Pool:
         """Build a pool from runs in memory or on disk.
 
@@ -114,6 +115,9 @@ class Pool:
             keep_depth: Keep only each run's top ``keep_depth`` documents per query, cut while the runs are read
                 (memory then stays flat however long the runs are). Measures whose cutoff and S_d depth are at
                 most ``keep_depth`` give the same values as on the full runs; others see the cut runs.
+            scores: How scores are compared when rankings are ordered: ``"float32"`` (default) as pytrec_eval and
+                ir_measures (trec_eval 9), ``"float64"`` as trec_eval 10.0 (see
+                :data:`~ir_rarity.engine.codes.ScorePrecision`). Runs evaluated against the pool are ordered alike.
 
         Raises:
             InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
@@ -127,7 +131,8 @@ class Pool:
         keep = None if keep_depth is None else check_depth(keep_depth, "keep_depth")
         # Frames the caller holds anyway (not files read one by one, nor rows made into new frames here).
         held = isinstance(runs, Mapping) and all(isinstance(run, pd.DataFrame) for run in runs.values())
-        encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held)
+        encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held,
+                                         scores=check_precision(scores))
         return cls(encoded, key_codes, origin=None if files is None else origin_of(files, "runs"))
 
     # ------------------------------------------------------------------ description
@@ -148,6 +153,11 @@ class Pool:
         return self.encoded.num_systems
 
     @property
+    def scores(self) -> ScorePrecision:
+        """How scores were compared when the pool's rankings were ordered (``"float32"`` or ``"float64"``)."""
+        return self.encoded.scores
+
+    @property
     def teams(self) -> dict[str, str]:
         """Run name -> the system (team) it counts as; each run is its own system unless teams were given."""
         names = self.encoded.system_names
@@ -165,7 +175,7 @@ class Pool:
     def info(self) -> CampaignInfo:
         """S, what it counts and the number of runs (S_d is available at any depth)."""
         return CampaignInfo(num_systems=self.num_systems, systems="teams" if self.encoded.by_team else "runs",
-                            n_runs=len(self))
+                            n_runs=len(self), scores=self.scores)
 
     def run(self, name: str) -> pd.DataFrame:
         """One run of the pool as a DataFrame ``query_id, doc_id, score, rank`` in trec_eval order (rank from 1).
@@ -221,7 +231,7 @@ class Pool:
         subset = EncodedRuns(names=tuple(names), queries=e.queries, docs=e.docs,
                              run=np.repeat(np.arange(len(names), dtype=e.run.dtype), lengths), query=e.query[rows],
                              doc=e.doc[rows], score=e.score[rows], rank=e.rank[rows], system=codes.astype(np.int64),
-                             system_names=tuple(e.system_names[g] for g in uniques))
+                             system_names=tuple(e.system_names[g] for g in uniques), scores=e.scores)
         return type(self)(subset, key_codes=(self._key_code[rows], self._unique_keys))
 
     # ------------------------------------------------------------------ files
@@ -339,7 +349,8 @@ class Pool:
             depth: Compare each query's top ``depth`` documents (None: whole rankings).
 
         """
-        ranked = rank_runs({"run": as_run_frame(run)}, [self.encoded.queries], [self.encoded.docs])
+        ranked = rank_runs({"run": as_run_frame(run)}, [self.encoded.queries], [self.encoded.docs],
+                           scores=self.scores)
         return self.find_members(ranked, check_depth(depth, allow_none=True))[0]
 
     # ------------------------------------------------------------------ the engine's contract

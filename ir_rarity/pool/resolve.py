@@ -24,9 +24,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ir_rarity.engine.codes import ScorePrecision, check_precision
 from ir_rarity.engine.contract import Campaign
 from ir_rarity.engine.runs import Duplicates
-from ir_rarity.errors import InputError
+from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.sources import file_kind, file_signature, path_specs, run_files
@@ -37,7 +38,8 @@ _CACHE: dict[tuple[Any, ...], Campaign] = {}
 
 
 def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "error", keep_depth: int | None = None,
-                     split_by_tag: bool | None = None, progress: bool | None = None, cache: bool = True) -> Campaign:
+                     split_by_tag: bool | None = None, progress: bool | None = None, cache: bool = True,
+                     scores: ScorePrecision | None = None) -> Campaign:
     """The campaign ``spec`` names (see the module docstring).
 
     Args:
@@ -48,28 +50,35 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         split_by_tag: For run files: True splits each file into one run per tag; by default a file is one run.
         progress: Progress bar while reading many run files.
         cache: Reuse a campaign already resolved from the same unchanged files in this process.
+        scores: How scores are compared in trec_eval order (:data:`~ir_rarity.engine.codes.ScorePrecision`): runs
+            are pooled so (None: ``"float32"``); a built, saved or counted campaign must have been ordered so
+            (None: as it was).
 
     Raises:
         InputError: nothing at the path, an unreadable file, a saved pool or count table mixed with run files,
             or teams given with a saved pool or count table (their S is fixed).
+        ParameterError: ``scores`` names another precision than a built or saved campaign was ordered with.
 
     """
+    precision = None if scores is None else check_precision(scores)
     if isinstance(spec, (Pool, CountTable, Campaign)):
         if teams is not None:
             raise InputError(f"teams apply to runs being pooled; {spec!r} has its S already: build the pool with "
                              "teams (Pool.from_runs(runs, teams=...)) or give the runs")
-        return spec
+        return _same_precision(spec, precision)
     if isinstance(spec, Mapping):
-        return Pool.from_runs(spec, teams=teams, duplicates=duplicates, keep_depth=keep_depth, progress=progress)
+        return Pool.from_runs(spec, teams=teams, duplicates=duplicates, keep_depth=keep_depth, progress=progress,
+                              scores=precision or "float32")
     specs = path_specs(spec)
     if specs is None:
         raise InputError(f"cannot name a pool with a {type(spec).__name__}: give run files, a folder, a glob, a "
                          "saved pool (.npz), a count table (.parquet), a dict of runs or a Pool")
     files = run_files(specs)
     kind = _kind_of(files, teams)
-    key = (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag)
+    key = (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag,
+           precision if kind == "runs" else None)
     if cache and key in _CACHE:
-        return _CACHE[key]
+        return _same_precision(_CACHE[key], precision)
     campaign: Campaign
     if kind == "pool":
         campaign = Pool.load(files[0])
@@ -77,9 +86,22 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         campaign = CountTable.read_parquet(files[0])
     else:
         campaign = Pool.from_runs(files, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
-                                  split_by_tag=split_by_tag, progress=progress)
+                                  split_by_tag=split_by_tag, progress=progress, scores=precision or "float32")
     if cache:
         _CACHE[key] = campaign
+    return _same_precision(campaign, precision)
+
+
+def _same_precision(campaign: Campaign, scores: ScorePrecision | None) -> Campaign:
+    """``campaign``, if its rankings were ordered with ``scores`` (or ``scores`` is None).
+
+    Raises:
+        ParameterError: the campaign was ordered comparing scores otherwise.
+
+    """
+    if scores is not None and campaign.scores != scores:
+        raise ParameterError(f"{campaign.info().describe()} ordered its rankings comparing scores as "
+                             f"{campaign.scores}, not {scores}: build it again from the runs with scores={scores!r}")
     return campaign
 
 

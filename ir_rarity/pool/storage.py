@@ -25,6 +25,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.codes import SCORE_PRECISIONS, ScorePrecision
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION, short
@@ -81,7 +82,7 @@ def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str]) -> None:
 
     """
     arrays = _arrays_of(encoded)
-    header = {"format": FORMAT, "version": VERSION, "sha256": _digest(arrays),
+    header = {"format": FORMAT, "version": VERSION, "sha256": _digest(arrays), "scores": encoded.scores,
               "arrays": {k: [v.dtype.str, list(v.shape)] for k, v in sorted(arrays.items())}}
     arrays[_HEADER] = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8).copy()
 
@@ -175,8 +176,11 @@ def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
         raise InputError("damaged pool file (unexpected arrays)", source)
     if _digest(arrays) != header.get("sha256"):
         raise InputError("damaged pool file: its SHA-256 checksum does not match (changed or corrupted)", source)
+    scores = header.get("scores", "float32")  # files written before the option: ordered as pytrec_eval
+    if scores not in SCORE_PRECISIONS:
+        raise InputError(f"damaged pool file (scores {short(str(scores))!r})", source)
     try:
-        return _build(arrays)
+        return _build(arrays, scores)
     except _Invalid as e:
         raise InputError(f"invalid pool file: {e}", source) from None
     except (ValueError, IndexError, UnicodeDecodeError) as e:
@@ -187,7 +191,7 @@ class _Invalid(ValueError):
     """A broken invariant of a pool file: its message names the invariant."""
 
 
-def _build(arrays: dict[str, np.ndarray]) -> EncodedRuns:
+def _build(arrays: dict[str, np.ndarray], scores: ScorePrecision) -> EncodedRuns:
     """The :class:`EncodedRuns` of checked arrays (see :func:`check_invariants`)."""
     for name in _NUMERIC:
         if arrays[name].dtype.kind not in ("f" if name == "score" else "iu") or arrays[name].ndim != 1:
@@ -205,7 +209,7 @@ def _build(arrays: dict[str, np.ndarray]) -> EncodedRuns:
     encoded = EncodedRuns(names=tuple(strings["names"]), queries=pd.Index(strings["queries"]),
                           docs=pd.Index(strings["docs"]), run=arrays["run"], query=arrays["query"],
                           doc=arrays["doc"], score=arrays["score"], rank=arrays["rank"], system=arrays["groups"],
-                          system_names=tuple(strings["group_names"]))
+                          system_names=tuple(strings["group_names"]), scores=scores)
     check_invariants(encoded)
     return encoded
 
@@ -276,8 +280,8 @@ def _check_rankings(e: EncodedRuns) -> None:
     expected[1:] = np.where(same, rank[:-1].astype(np.int64) + 1, 0)
     if rank[0] != 0 or not np.array_equal(rank, expected):
         raise _Invalid("ranks are not 0, 1, 2, ... within each (run, query)")
-    with np.errstate(over="ignore"):  # scores beyond float32's range become +-inf, as trec_eval's C floats
-        score = e.score.astype(np.float32)  # trec_eval compares scores as C floats
+    with np.errstate(over="ignore"):  # scores beyond float32's range become +-inf, as trec_eval 9's C floats
+        score = e.score.astype(np.dtype(e.scores))  # compared as the pool's rankings were ordered
     higher = score[1:] > score[:-1]
     tie = score[1:] == score[:-1]
     doc = e.doc.astype(np.int64)

@@ -150,6 +150,11 @@ def test_every_path_gives_the_same_number(campaign: dict[str, Path], covid_qrels
     }
     for path, values in paths.items():
         for measure, value in values.items():
+            theirs = path == "pt.Experiment" or ("_rare" not in measure and path in ("calc_aggregate",
+                                                                                    "ir_measures command"))
+            if theirs:  # pt, and ir_measures for its own measures, add left to right: the exact mean within ulps
+                assert value == pytest.approx(reference[measure], rel=1e-13, abs=0), (path, measure, value)
+                continue
             assert value == reference[measure], (path, measure, value, reference[measure])
 
 
@@ -213,7 +218,7 @@ def test_tables_say_what_they_were_computed_against(campaign: dict[str, Path], c
     pool = Pool.from_runs(campaign["folder"])
     table = pool.evaluate(covid_qrels, ["P_rare@10", "AP_rare", "P@5"])
     assert table.attrs["pool"] == {"S": len(pool), "systems": "runs", "runs": len(pool), "depths": [10, None],
-                                   "source": "pool", "scored": "members", "members": {}}
+                                   "source": "pool", "scores": "float32", "scored": "members", "members": {}}
     teams = Pool.from_runs(campaign["folder"], teams={n: n[:3] for n in pool.names})
     assert teams.evaluate(covid_qrels, ["P_rare@10"]).attrs["pool"]["systems"] == "teams"
     assert main(["eval", str(campaign["qrels"]), str(campaign["new"]), "--pool", str(campaign["parquet"]),

@@ -20,8 +20,10 @@ from ir_rarity.engine.evaluate import apply_rule
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
+from ir_rarity.engine.standard import covers
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build import top_k
 from ir_rarity.pool.sources import (
@@ -66,11 +68,14 @@ class Judgments:
 def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
     """The deepest rank any of ``measures`` reads (cutoff or S_d depth), or None if one needs whole runs.
 
-    A measure without a cutoff (``AP``, ``Rprec``, ``AP_rare``...) and one that removes unjudged documents before
-    cutting (``judged_only=True``, whose top k may lie deeper in the run) need whole runs.
+    A measure without a cutoff (``AP``, ``Rprec``, ``AP_rare``...), one that removes unjudged documents before
+    cutting (``judged_only=True``, whose top k may lie deeper in the run) and one whose provider orders a run its
+    own way (:func:`_ranks_as_trec_eval`; ``Judged@k`` breaks score ties by docno ascending) need whole runs.
     """
     deepest = 0
     for measure in measures:
+        if not _ranks_as_trec_eval(measure):
+            return None
         params = measure.params
         cutoff = params.get("cutoff")
         if not isinstance(cutoff, int) or params.get("judged_only"):
@@ -78,6 +83,19 @@ def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
         depth = params.get("depth")
         deepest = max(deepest, cutoff, depth if isinstance(depth, int) else 0)
     return deepest or None
+
+
+def _ranks_as_trec_eval(measure: ir_measures.Measure) -> bool:
+    """Whether the top k of ``measure`` are the top k in trec_eval order.
+
+    True for ir_rarity's measures, the standard measures the engine computes and those pytrec_eval computes.
+    """
+    if isinstance(measure, RarityMeasure) or covers(measure):
+        return True
+    try:
+        return bool(ir_measures.pytrec_eval.supports(measure))
+    except (AssertionError, ValueError, TypeError):  # ir_measures asserts on parameters it does not know
+        return False
 
 
 def measure_pool(measure: ir_measures.Measure) -> str | None:

@@ -172,3 +172,18 @@ def test_all_tied_judged_at_k_is_the_providers() -> None:
     assert result.values[measures[0]][0, 0] == 1.0  # a1, a2 first (ir_measures' judged provider)
     assert result.values[measures[1]][0, 0] == 0.5
     assert result.values[measures[2]][0, 0] == 0.0  # z2, z1 first (trec_eval, through pytrec_eval)
+
+
+def test_judged_at_k_alone_reads_whole_runs(tmp_path: Any) -> None:
+    """Without a measure that needs whole runs beside it, a campaign is read to the deepest cutoff only; Judged@k's
+    own order is not trec_eval's, so its top k are not the top k kept: it must read whole runs."""
+    run = pd.DataFrame({"query_id": "1", "doc_id": ["a1", "a2", "z1", "z2"], "score": 1.0})
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": ["a1", "a2"], "relevance": [0, 1]})
+    path = tmp_path / "r"
+    path.write_text("".join(f"1 Q0 {d} {i} 1.0 r\n" for i, d in enumerate(run["doc_id"])))
+    measure = ir_measures.Judged @ 2
+    expected = next(iter(ir_measures.iter_calc([measure], qrels, run))).value
+    assert expected == 1.0
+    for runs in ({"r": run}, path, str(path)):
+        assert ir_rarity.evaluate(runs, qrels, [measure, "P@2"]).values[measure][0, 0] == expected
+    assert ir_rarity.evaluate({"new": run}, qrels, [measure], pool=path).values[measure][0, 0] == expected

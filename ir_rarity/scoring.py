@@ -88,8 +88,11 @@ def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
 def _ranks_as_trec_eval(measure: ir_measures.Measure) -> bool:
     """Whether the top k of ``measure`` are the top k in trec_eval order.
 
-    True for ir_rarity's measures, the standard measures the engine computes and those pytrec_eval computes.
+    True for ir_rarity's measures, the standard measures the engine computes and those pytrec_eval computes; not
+    for ``Judged@k``, whose top k ir_measures' judged provider takes in its own order (ties by docno ascending).
     """
+    if getattr(measure, "NAME", None) == "Judged":
+        return False
     if isinstance(measure, RarityMeasure) or covers(measure):
         return True
     try:

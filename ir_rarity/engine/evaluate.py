@@ -57,9 +57,9 @@ class _RunsAgainst:
     """
 
     def __init__(self, campaign: Campaign, ranked: RankedRuns, run: np.ndarray, rank: np.ndarray, key: np.ndarray,
-                 label: np.ndarray) -> None:
+                 label: np.ndarray, kept: np.ndarray) -> None:
         self.campaign, self.ranked = campaign, ranked
-        self.run, self.rank, self.key, self.label = run, rank, key, label
+        self.run, self.rank, self.key, self.label, self.kept = run, rank, key, label, kept
         self.membership: dict[int | None, list[str | None]] = {}
 
     def member(self, depth: int | None) -> np.ndarray:
@@ -90,6 +90,10 @@ class _RunsAgainst:
         """Relevance of every row, from its label."""
         return is_relevant(self.label, rel)
 
+    def tie_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """The runs' scores as given and their docnos' order among these runs (:class:`TieOrder`)."""
+        return self.ranked.score[self.kept], self.ranked.doc_order[self.kept]
+
     def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
         """The campaign's own S_d."""
         return self.campaign.count_keys(keys, depth)
@@ -118,7 +122,7 @@ def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
     run, query, rank, key = ranked.run[keep], position[keep], ranked.rank[keep], ranked.key[keep]
     present = np.zeros((ranked.n_runs, len(qrels.query_ids)), dtype=bool)
     present[run, query] = True
-    source = _RunsAgainst(campaign, ranked, run, rank, key, qrels.lookup(key))
+    source = _RunsAgainst(campaign, ranked, run, rank, key, qrels.lookup(key), keep)
     rows = Rows(run=run, query=query, rank=rank, present=present, n_runs=ranked.n_runs, qrels=qrels, source=source)
     return rows, source.membership
 

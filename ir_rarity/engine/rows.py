@@ -13,17 +13,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine.qrels import EncodedQrels
 
-__all__ = ["RowSource", "Rows", "Selection", "Subrows"]
+__all__ = ["RowSource", "Rows", "Selection", "Subrows", "TieOrder"]
 
 Selection = np.ndarray | None
 """The rows asked for: row numbers or a boolean mask over the rows, or None for every row."""
+
+
+@runtime_checkable
+class TieOrder(Protocol):
+    """A :class:`RowSource` that can also order its rows as a provider other than trec_eval orders them.
+
+    ir_measures' ``judged`` provider ranks a run by its scores as given (double precision) and breaks ties by
+    docno *ascending*, where trec_eval breaks them descending; ``Judged@k`` needs that order. A campaign's
+    members (:meth:`ir_rarity.Pool.member_rows`) and runs scored against a campaign implement it.
+    """
+
+    def tie_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(score, docno order)`` of every row: its score as a double, and a code that orders like its docno."""
+        ...
 
 
 class RowSource(Protocol):

@@ -172,6 +172,8 @@ class RankedRuns:
         row_hash: :func:`content_hashes` of each row.
         query_extra: Query ids in none of the vocabularies (their codes follow all of them).
         doc_extra: Docnos in none of the vocabularies, likewise.
+        score: Score of each row, as given (double precision).
+        doc_order: A code of each row's docno that orders like the docno strings (within these runs).
 
     """
 
@@ -183,6 +185,8 @@ class RankedRuns:
     row_hash: np.ndarray
     query_extra: pd.Index
     doc_extra: pd.Index
+    score: np.ndarray
+    doc_order: np.ndarray
 
     @property
     def n_runs(self) -> int:
@@ -249,4 +253,6 @@ def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Inde
     rank = ranks_within_blocks(block_starts(run, local_query))
     row_hash = content_hashes(string_hashes(local_queries)[local_query], string_hashes(local_docs)[local_doc], rank)
     return RankedRuns(names=names, run=run, query=query[local_query], key=key, rank=rank, row_hash=row_hash,
+                      score=score[order] if keep is None else score[order][keep],
+                      doc_order=local_doc,
                       query_extra=query_extra, doc_extra=doc_extra)

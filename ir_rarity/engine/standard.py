@@ -10,11 +10,11 @@ pytrec_eval), which ir_measures calls for these measures:
 * ``judged_only=True`` (trec_eval ``-J``) drops the rows without a non-negative label and ranks the rest again;
 * P@k divides by k, R@k and AP by :math:`N_R` (0 when :math:`N_R = 0`); RR is 0 without a relevant row.
 
-``Judged`` (no cutoff) is ir_measures' ``judged`` provider's: the judged rows (any label in the qrels, negative
-ones too) over the rows retrieved, which no order changes. ``Judged@k`` is not computed here: the provider
-ranks by float64 score descending, ties by docno *ascending* (``sorted(key=lambda x: (-x[1], x[0]))``), not
-in trec_eval order, and the rows keep no scores to rank them so; it goes through ir_measures, whose measure
-it is.
+``Judged`` is ir_measures' ``judged`` provider's measure, not trec_eval's: the judged rows (any label in the
+qrels, negative ones too) over the rows retrieved. ``Judged@k`` takes the top k in the provider's own order,
+scores as given (double) descending and ties by docno *ascending* (``sorted(key=lambda x: (-x[1], x[0]))``),
+not trec_eval's; the rows' sources give their scores and docno order for it (:class:`~ir_rarity.engine.rows.
+TieOrder`), and it is divided by min(k, rows retrieved), as the provider divides.
 
 :func:`covers` says which measures (with their parameters) are computed here; others go through ir_measures.
 """
@@ -30,8 +30,10 @@ from ir_measures.providers.base import NOT_PROVIDED
 
 from ir_rarity.engine import extensions, kernels
 from ir_rarity.engine.asl import relevant_positions
+from ir_rarity.engine.codes import block_starts, ranks_within_blocks
 from ir_rarity.engine.qrels import UNJUDGED, is_relevant
-from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.rows import Rows, TieOrder
+from ir_rarity.errors import ParameterError
 
 __all__ = ["STANDARD_KERNELS", "compute_standard", "covers"]
 
@@ -184,15 +186,38 @@ def bpref(measure: Measure, rows: Rows) -> np.ndarray:
 
 
 def judged(measure: Measure, rows: Rows) -> np.ndarray:
-    r"""ir_measures' ``Judged`` without a cutoff: the judged rows over the rows retrieved (order-free).
+    r"""ir_measures' ``Judged@k``: the judged rows among the top k over :math:`\min(k, n)`, n the rows retrieved.
 
-    ``Judged@k`` is left to ir_measures (:func:`covers`): which rows make its top k depends on its own order.
+    The top k are the provider's (ir_measures' ``judged``): scores as given, descending, ties by docno
+    ascending. Without a cutoff, every row retrieved (no order matters). A row is judged when the qrels hold any
+    label for it, negative ones too.
+
+    Raises:
+        ParameterError: ``Judged@k`` on rows whose source cannot order them so (:class:`TieOrder`).
+
     """
-    del measure  # covered without a cutoff only
+    cutoff = _param(measure, "cutoff")
     cell = rows.cell()
     n_retrieved = np.bincount(cell, minlength=rows.n_cells).astype(np.float64)
-    hits = kernels.cell_sum((rows.labels() != UNJUDGED).astype(np.float64), cell, rows.n_cells)
-    return _divide(hits, n_retrieved)
+    is_judged = (rows.labels() != UNJUDGED).astype(np.float64)
+    if cutoff is None:
+        return _divide(kernels.cell_sum(is_judged, cell, rows.n_cells), n_retrieved)
+    if not isinstance(rows.source, TieOrder):
+        raise ParameterError(f"{measure}: these rows cannot be put in ir_measures' judged order")
+    score, doc = rows.source.tie_keys()
+    score = np.asarray(score, dtype=np.float64)
+    # The provider's top k hold the k largest scores, so no score below the k-th largest: with scores rounded to
+    # float32 (rounding keeps order), rows below the float32 score at trec_eval rank min(k, n) - 1 cannot enter.
+    with np.errstate(over="ignore"):
+        single = score.astype(np.float32)
+    last = rows.rank == np.minimum(float(cutoff), n_retrieved[cell]) - 1
+    floor = np.full(rows.n_cells, -np.inf, dtype=np.float32)
+    floor[cell[last]] = single[last]
+    candidates = np.flatnonzero(single >= floor[cell])
+    order = candidates[np.lexsort((doc[candidates], -score[candidates], cell[candidates]))]  # docno ascending
+    top = order[ranks_within_blocks(block_starts(cell[order])) < cutoff]
+    hits = np.bincount(cell[top], weights=is_judged[top], minlength=rows.n_cells)
+    return _divide(hits, np.minimum(n_retrieved, float(cutoff)))
 
 
 def num_retrieved(measure: Measure, rows: Rows) -> np.ndarray:
@@ -228,9 +253,8 @@ def covers(measure: Measure) -> bool:
     """Whether the engine computes ``measure`` (an ir_measures measure, with its parameters) as trec_eval does.
 
     Covered: P@k, R@k, AP and AP@k, nDCG and nDCG@k (``dcg='log2'``, ``gains`` an int -> int mapping), RR
-    without a cutoff, Rprec, Bpref, Judged without a cutoff, NumRet and NumRet(rel=r) (``NumRelRet``), each
-    with any integer ``rel`` and ``judged_only``. Everything else, ``Judged@k`` too (ir_measures' judged provider
-    ranks ties its own way), goes through ir_measures.
+    without a cutoff, Rprec, Bpref, Judged and Judged@k (in ir_measures' judged order), NumRet and NumRet(rel=r)
+    (``NumRelRet``), each with any integer ``rel`` and ``judged_only``. Everything else goes through ir_measures.
     """
     name = getattr(measure, "NAME", None)
     if name not in STANDARD_KERNELS or getattr(measure, "__module__", "").startswith("ir_rarity"):
@@ -245,10 +269,8 @@ def covers(measure: Measure) -> bool:
     if "cutoff" in params and _param(measure, "cutoff") is not None and not (
             _is_int(measure["cutoff"]) and measure["cutoff"] > 0):
         return False
-    if name in ("RR", "Judged") and _param(measure, "cutoff") is not None:
-        # trec_eval has no recip_rank cutoff (ir_measures takes RR@k from another provider); the judged provider
-        # ranks by float64 score, ties by docno ascending, which the rows (in trec_eval order) cannot reproduce
-        return False
+    if name == "RR" and _param(measure, "cutoff") is not None:
+        return False  # trec_eval has no recip_rank cutoff (ir_measures takes RR@k from another provider)
     if name == "nDCG":
         gains = _param(measure, "gains")
         if measure["dcg"] != "log2" or (gains is not None and not all(

@@ -403,7 +403,7 @@ class Pool:
         present = np.zeros((n_runs, len(qrels.query_ids)), dtype=bool)
         top = rank == 0  # every ranking starts at rank 0: one row per (run, query) it holds
         present[run[top], query[top]] = True
-        source = _MemberRows(self, self._key_code[keep_rows], self._labels_of_keys(qrels), n_runs)
+        source = _MemberRows(self, self._key_code[keep_rows], self._labels_of_keys(qrels), n_runs, keep_rows)
         return Rows(run=run, query=query, rank=rank, present=present, n_runs=n_runs, qrels=qrels, source=source)
 
     def labelled_rows(self, qrels: Any) -> LabelledRows:
@@ -484,8 +484,9 @@ class _MemberRows:
     for the rows a measure reads.
     """
 
-    def __init__(self, pool: Pool, codes: np.ndarray, key_labels: np.ndarray, n_runs: int) -> None:
-        self.pool, self.codes, self.key_labels = pool, codes, key_labels
+    def __init__(self, pool: Pool, codes: np.ndarray, key_labels: np.ndarray, n_runs: int,
+                 rows: np.ndarray | slice) -> None:
+        self.pool, self.codes, self.key_labels, self.rows = pool, codes, key_labels, rows
         self.num_systems = np.full(n_runs, float(pool.num_systems))
         self.member = np.ones(n_runs, dtype=bool)
 
@@ -507,6 +508,10 @@ class _MemberRows:
     def relevant(self, rel: int) -> np.ndarray:
         """Relevance decided once per key, then gathered (one byte a row, not a label's eight)."""
         return is_relevant(self.key_labels, rel)[self.codes]
+
+    def tie_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """The stored scores and document codes (a sorted vocabulary's: they order like the docnos)."""
+        return self.pool.encoded.score[self.rows], self.pool.encoded.doc[self.rows]
 
     def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
         """The pool's S_d of any pair keys."""

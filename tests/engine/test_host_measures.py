@@ -43,7 +43,7 @@ def _grid() -> list[Any]:
             measure = base(**given) if given else base
             if cutoff is not None:
                 measure = measure @ cutoff
-            if covers(measure) or name == "Judged":  # Judged@k: ir_measures' own, through ir_measures
+            if covers(measure):
                 out.append(measure)
     return out
 
@@ -52,7 +52,7 @@ def test_the_grid_holds_every_kernel() -> None:
     grid = _grid()
     assert {m.NAME for m in grid} == set(STANDARD_KERNELS)
     assert len(grid) > 80
-    assert not any(covers(ir_measures.Judged @ k) for k in CUTOFFS)
+    assert all(covers(ir_measures.Judged @ k) for k in CUTOFFS)  # in ir_measures' judged order
     assert covers(ir_measures.Judged)
 
 
@@ -187,3 +187,19 @@ def test_judged_at_k_alone_reads_whole_runs(tmp_path: Any) -> None:
     for runs in ({"r": run}, path, str(path)):
         assert ir_rarity.evaluate(runs, qrels, [measure, "P@2"]).values[measure][0, 0] == expected
     assert ir_rarity.evaluate({"new": run}, qrels, [measure], pool=path).values[measure][0, 0] == expected
+
+
+def test_judged_at_k_of_runs_scored_against_a_pool_is_the_providers() -> None:
+    """Runs given apart from the campaign (their docnos partly outside its vocabulary), scores tied in double and in
+    float only, every ranking compared with ir_measures' judged provider."""
+    runs, qrels = _tied_runs()
+    names = list(runs)
+    campaign = Pool.from_runs({n: runs[n] for n in names[: len(names) // 2]})
+    given = {n: runs[n] for n in names[len(names) // 2:]}
+    given["float_ties"] = pd.DataFrame({"query_id": "q0", "doc_id": ["zz-new", "a-new", *qrels["doc_id"][:3]],
+                                        "score": [1.0 + 1e-9, 1.0, 1.0 + 2e-9, 1.0, 0.5]})
+    measures = [ir_measures.Judged @ k for k in (1, 2, 3, 5, 10)]
+    ours = ir_rarity.evaluate(given, qrels, measures, pool=campaign, progress=False)
+    theirs = _host(measures, qrels, given, ours.query_ids)
+    for m in measures:
+        np.testing.assert_allclose(ours.values[m], theirs[m], rtol=0, atol=1e-12, err_msg=str(m))

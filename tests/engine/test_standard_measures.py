@@ -57,7 +57,8 @@ def _compare(ours: dict[Any, np.ndarray], theirs: dict[Any, np.ndarray]) -> None
 def test_covers_the_standard_measures_and_leaves_the_rest() -> None:
     assert all(covers(m) for m in _measures())
     assert covers(ir_measures.parse_measure("Judged"))  # order-free: in the engine
-    for other in ["Judged@10", "RR@10", "nDCG(dcg='exp-log2')@10", "ERR@10", "SetP", "infAP", "P_rare@10", "ASL"]:
+    assert covers(ir_measures.parse_measure("Judged@10"))  # in ir_measures' judged order: in the engine too
+    for other in ["RR@10", "nDCG(dcg='exp-log2')@10", "ERR@10", "SetP", "infAP", "P_rare@10", "ASL"]:
         assert not covers(ir_measures.parse_measure(other)), other
 
 

@@ -163,7 +163,25 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
 
 
 # ---------------------------------------------------------------------------------------------- commands
+def _output_options(args: argparse.Namespace) -> None:
+    """``-o`` names the output format, as in ir_measures; the earlier ``-o FILE`` still works, with a notice.
+
+    Raises:
+        _UsageError: ``-o`` names neither a format nor a file while ``--output`` is given too.
+
+    """
+    if args.format in FORMATS:
+        return
+    if args.output is not None:
+        raise _UsageError(f"-o/--format takes a format ({', '.join(FORMATS)}), got {args.format!r}")
+    print(f"{PROG}: warning: -o FILE is deprecated and will be removed in the next release: -o now picks the "
+          f"output format, as in ir_measures ({', '.join(FORMATS)}); write to a file with --output FILE",
+          file=sys.stderr)
+    args.output, args.format = args.format, "tsv"
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
+    _output_options(args)
     _check_depth(args.depth)
     if not args.pool and os.environ.get(POOL_ENV):  # the one way to name a pool, here too
         args.pool = [os.environ[POOL_ENV]]
@@ -181,12 +199,21 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         text = None if args.per_query else eval_table(args, result, order)
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
     if text is None:
-        long = result.long()
-        rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
-        text = render(["run", "query_id", "measure", "value"], rows, args.format, args.places, header=False,
-                      caption=f"Computed against the {result.describe()}.")
+        text = render(["run", "query_id", "measure", "value"], _per_query_rows(result, not args.no_summary),
+                      args.format, args.places, caption=f"Computed against the {result.describe()}.")
     _emit(text, args.output)
     return 0
+
+
+def _per_query_rows(result: Evaluation, summary: bool) -> list[tuple[str, str, str, float]]:
+    """``(run, query_id, measure, value)`` per query, run after run; with ``summary``, each run's means as ``all``."""
+    long = result.long()
+    rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
+    if summary:
+        table = result.table()
+        rows += [(str(run), "all", str(column), float(value)) for run, values in table.iterrows()
+                 for column, value in values.items()]
+    return rows
 
 
 def _write_frame(frame: pd.DataFrame, path: str) -> None:
@@ -336,10 +363,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joint", action="store_true",
                    help="with --pool: RUNS join the campaign together (S + k) instead of each on its own")
     p.add_argument("--depth", type=int, help="depth S_d is counted at, for rarity measures that do not set one")
-    p.add_argument("--format", choices=FORMATS, default="tsv", help="output format (default tsv)")
-    p.add_argument("-q", "--per-query", action="store_true", help="per-query values: run, query_id, measure, value")
+    p.add_argument("-o", "--output-format", "--format", dest="format", metavar="FORMAT", default="tsv",
+                   help=f"output format: {', '.join(FORMATS)} (default tsv; -o as in ir_measures)")
+    p.add_argument("-q", "--per-query", "--by_query", action="store_true",
+                   help="per-query values (header run, query_id, measure, value), then each run's mean as query "
+                        "'all' (as trec_eval -q and ir_measures -q)")
+    p.add_argument("-n", "--no-summary", "--no_summary", action="store_true",
+                   help="with -q: per-query values only, no 'all' rows")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
-    p.add_argument("-o", "--output", metavar="FILE",
+    p.add_argument("--output", metavar="FILE",
                    help="write here instead of stdout: a regular file is replaced atomically; a FIFO, a device or "
                         "/dev/stdout is written in place, as a stream")
     _add_pool_options(p)
@@ -372,6 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
 
     add_pooling_parser(sub)  # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
+    from ir_rarity.report.cli import add_report_command
+
+    add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)
     return parser
 
 

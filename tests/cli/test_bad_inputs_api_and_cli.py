@@ -290,10 +290,10 @@ def test_outputs_never_overwrite_inputs(files, tmp_path: Path) -> None:
     before = digest(list(files.values()))
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], files["B"], "-m", "P@2", "--output", files["qrels"]),
                      "it is an input file")
-    assert_cli_error(run_cli("eval", files["qrels"], files["A"], "-m", "P@2", "-o", files["A"]), "refusing")
+    assert_cli_error(run_cli("eval", files["qrels"], files["A"], "-m", "P@2", "--output", files["A"]), "refusing")
     link = tmp_path / "link"
     link.symlink_to(files["B"])
-    assert_cli_error(run_cli("eval", files["qrels"], files["A"], files["B"], "-m", "P@2", "-o", link), "refusing")
+    assert_cli_error(run_cli("eval", files["qrels"], files["A"], files["B"], "-m", "P@2", "--output", link), "refusing")
     renamed = tmp_path / "A.csv"
     renamed.write_text(RUN_A)
     assert_cli_error(run_cli("pool", renamed, files["B"], "--out", renamed), "it is an input file")

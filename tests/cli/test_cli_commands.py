@@ -82,14 +82,17 @@ def test_per_query_long_output(hand_files):
     result = run_cli("eval", hand_files["qrels"], *(hand_files[n] for n in "ABC"), "-m", "P_rare@2", "P@2", "-q",
                      "-p", "-1")
     assert result.returncode == 0, result.stderr
-    got = pd.read_csv(io.StringIO(result.stdout), sep="\t", names=["run", "query_id", "measure", "value"],
-                      dtype={"query_id": str})
-    want = Pool.from_runs([hand_files[n] for n in "ABC"]).evaluate(hand_files["qrels"], ["P_rare@2", "P@2"],
-                                                                   by_query=True)
+    got = pd.read_csv(io.StringIO(result.stdout), sep="\t", dtype={"query_id": str})  # a header, as ir_measures
+    pool = Pool.from_runs([hand_files[n] for n in "ABC"])
+    want = pool.evaluate(hand_files["qrels"], ["P_rare@2", "P@2"], by_query=True)
     key = ["run", "query_id", "measure"]
-    merged = got.merge(want, on=key, suffixes=("", "_api"))
-    assert len(merged) == len(want) == len(got)
+    per_query = got[got["query_id"] != "all"]
+    merged = per_query.merge(want, on=key, suffixes=("", "_api"))
+    assert len(merged) == len(want) == len(per_query)
     assert (merged["value"] - merged["value_api"]).abs().max() < 1e-12
+    means = pool.evaluate(hand_files["qrels"], ["P_rare@2", "P@2"])  # then each run's means, as query "all"
+    summary = got[got["query_id"] == "all"].pivot(index="run", columns="measure", values="value")
+    assert (summary[means.columns] - means).abs().max().max() < 1e-12
 
 
 def test_pool_only_runs_are_counted_not_scored(hand_files, expected, capsys):
@@ -212,3 +215,26 @@ def test_stock_ir_measures_command(hand_files):
     no_pool = subprocess.run([ir_measures, str(hand_files["qrels"]), str(hand_files["B"]), "AP_rare"],
                              capture_output=True, text=True, env=env)
     assert no_pool.returncode != 0 and "IR_RARITY_POOL" in no_pool.stderr and "pool=" in no_pool.stderr
+
+
+def test_flags_mean_what_they_mean_in_ir_measures(hand_files: dict, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """-o picks the format, -q prints per-query rows under a header and then 'all' rows, -n drops those."""
+    args = ["eval", str(hand_files["qrels"]), str(hand_files["A"]), "-m", "P@2", "P@1"]
+    assert main([*args, "-o", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all("P@2" in row for row in rows)
+    assert main([*args, "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split("\t") == ["run", "query_id", "measure", "value"]
+    summary = [line.split("\t") for line in lines[1:] if line.split("\t")[1] == "all"]
+    assert [row[2] for row in summary] == ["P@2", "P@1"]
+    assert main([*args, "-q", "-n"]) == 0
+    assert all(line.split("\t")[1] != "all" for line in capsys.readouterr().out.splitlines())
+    old = tmp_path / "jsonl-file"
+    assert main([*args, "-o", str(old)]) == 0  # the earlier spelling: a file, with a deprecation line
+    captured = capsys.readouterr()
+    assert old.read_text().startswith("run\t") and captured.out == ""
+    assert captured.err.count("-o FILE is deprecated") == 1
+    assert main([*args, "-o", "yaml", "--output", str(tmp_path / "x")]) == 2
+    assert "-o/--format takes a format" in capsys.readouterr().err

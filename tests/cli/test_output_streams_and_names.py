@@ -71,7 +71,7 @@ def test_cli_output_to_dev_stdout_appends_to_the_log(tmp_path: Path, files: dict
     log.write_text("earlier line\n")
     with open(log, "ab") as out:  # ir-rarity eval ... -o /dev/stdout >> log
         done = subprocess.run([str(BIN / "ir-rarity"), "eval", str(files["qrels"]), str(files["run"]), "-m", "P@2",
-                               "-o", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE, text=True, timeout=120)
+                               "--output", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert log.read_text().splitlines() == ["earlier line", "run\tP@2", "run\t0.5000"]
 
@@ -81,11 +81,11 @@ def test_cli_output_to_a_fifo_and_dev_null(tmp_path: Path, files: dict[str, Path
     os.mkfifo(fifo)
     got: list[bytes] = []
     thread = _read_fifo(fifo, got)
-    done = run_cli("eval", files["qrels"], files["run"], "-m", "P@2", "-o", fifo)
+    done = run_cli("eval", files["qrels"], files["run"], "-m", "P@2", "--output", fifo)
     thread.join(10)
     assert done.returncode == 0, done.stderr
     assert got == [b"run\tP@2\nrun\t0.5000\n"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
-    done = run_cli("eval", files["qrels"], files["run"], "-m", "P@2", "-o", "/dev/null")
+    done = run_cli("eval", files["qrels"], files["run"], "-m", "P@2", "--output", "/dev/null")
     assert done.returncode == 0, done.stderr
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 

@@ -31,11 +31,11 @@ def test_outputs_never_overwrite_inputs(tmp_path: Path, files: dict[str, Path]) 
         (("pool", runs, "--depth", "2", "--judging-pool", runs / "j.csv"), "lies in an input folder"),
         (("meta", files["qrels"], f"{runs}/*", "--out", runs), "holds inputs"),
         (("meta", files["qrels"], runs / "a", "--out", runs), "holds inputs"),
-        (("eval", files["qrels"], runs, "-m", "P@1", "-o", runs / "x.tsv"), "lies in an input folder"),
-        (("eval", files["qrels"], f"{runs}/*", "-m", "P@1", "-o", runs / "y"), "matches an input pattern"),
-        (("eval", files["qrels"], runs / "a", "-m", "P@1", "-o", link), "it is an input file"),
-        (("eval", files["qrels"], runs / "a", "-m", "P@1", "-o", files["qrels"]), "it is an input file"),
-        (("eval", files["qrels"], runs / "a", "-m", "P@1", "--teams", teams, "-o", teams), "it is an input file"),
+        (("eval", files["qrels"], runs, "-m", "P@1", "--output", runs / "x.tsv"), "lies in an input folder"),
+        (("eval", files["qrels"], f"{runs}/*", "-m", "P@1", "--output", runs / "y"), "matches an input pattern"),
+        (("eval", files["qrels"], runs / "a", "-m", "P@1", "--output", link), "it is an input file"),
+        (("eval", files["qrels"], runs / "a", "-m", "P@1", "--output", files["qrels"]), "it is an input file"),
+        (("eval", files["qrels"], runs / "a", "-m", "P@1", "--teams", teams, "--output", teams), "it is an input file"),
     ]
     for args, why in cases:
         assert_cli_error(run_cli(*args), "refusing to write", why)

@@ -15,6 +15,8 @@ Campaign helpers
     :func:`judging_pool`, :func:`unjudged_share`, :func:`unique_relevant`, :func:`leave_one_team_out`.
 Reading and data
     :func:`read_trec_run`, :func:`read_trec_qrels`, :data:`covid_round1` (the embedded TREC-COVID round 1).
+Reports
+    :func:`report`: one self-contained HTML report of a campaign (``ir_rarity.report(runs, qrels)``).
 Errors and warnings
     :class:`RarityError`, :class:`InputError`, :class:`ParameterError`, ... (:mod:`ir_rarity.errors`).
 Subpackages
@@ -85,6 +87,7 @@ _LAZY = {
     "Pool": "ir_rarity.pool",
     "active_pool": "ir_rarity.pool",
     "resolve_campaign": "ir_rarity.pool",
+    "report": "ir_rarity.report",  # the package, callable as ir_rarity.report.report (see its docstring)
 }
 
 
@@ -142,6 +145,8 @@ __all__ = [
     "nDCG_rare",
     "read_trec_qrels",
     "read_trec_run",
+    # the campaign report (HTML)
+    "report",
     "resolve_campaign",
     "unique_relevant",
     "unjudged_share",

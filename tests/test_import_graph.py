@@ -61,6 +61,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.pooling.command", "ir_rarity.pooling.simulation"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.pooling.strategies"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.tables"): LAZY,
+    # ir-rarity report: the parser is built at start-up, the report (pandas, plotly) only when the command runs;
+    ("ir_rarity.cli", "ir_rarity.report.cli"): LAZY_COMMAND,
+    ("ir_rarity.report.cli", "ir_rarity.pool.teams"): LAZY,
+    ("ir_rarity.report.cli", "ir_rarity.report.build"): LAZY,
     # the ir_measures provider is registered by `import ir_rarity`, which ir_measures' start-up hook runs
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.resolve"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.scoring"): LAZY,

@@ -1,0 +1,183 @@
+"""The campaign report's entry point: :func:`report` evaluates once, assembles, renders; :class:`Report` holds it."""
+
+from __future__ import annotations
+
+import html
+import os
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ir_rarity.errors import ParameterError, RarityWarning
+from ir_rarity.evaluation import evaluate
+from ir_rarity.io.files import write_atomic
+from ir_rarity.pool.teams import read_teams
+from ir_rarity.provenance import Provenance, collect
+from ir_rarity.report.charts import check_plotly
+from ir_rarity.report.data import DEFAULT_MEASURES, ReportData, Settings, assemble
+from ir_rarity.report.render import render_html
+
+if TYPE_CHECKING:
+    from ir_rarity.engine.result import Evaluation
+    from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike, TeamsLike
+
+__all__ = ["Report", "report"]
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """A built campaign report: one self-contained HTML page.
+
+    Attributes:
+        html: The page (styles, scripts, charts and data inline: it opens offline).
+        data: The tables and series it shows.
+        provenance: What produced it (also shown and embedded as JSON in the page).
+        seconds: Time taken to evaluate, assemble and render.
+
+    """
+
+    html: str
+    data: ReportData
+    provenance: Provenance
+    seconds: float
+
+    @property
+    def size(self) -> int:
+        """The page's size in bytes (UTF-8)."""
+        return len(self.html.encode("utf-8"))
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the page to ``path`` (atomically) and return the path."""
+        return write_atomic(path, self.html)
+
+    def _repr_html_(self) -> str:
+        """The page in an isolated frame, for Jupyter."""
+        return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" style="width:100%;height:720px;'
+                f'border:1px solid #ddd"></iframe>')
+
+    def __repr__(self) -> str:
+        ev = self.data.evaluation
+        return (f"Report({len(ev.names)} runs x {len(ev.query_ids)} queries, {self.size / 1e6:.1f} MB, "
+                f"{self.seconds:.1f} s)")
+
+
+def _inputs(runs: Any, qrels: Any, teams: Any) -> list[str]:
+    """The inputs given as files or names (frames and mappings are not files)."""
+    out: list[str] = []
+    for spec in (qrels, *(runs if isinstance(runs, (list, tuple)) else [runs]), teams):
+        if isinstance(spec, (str, os.PathLike)):
+            out.append(os.fspath(spec))
+    return out
+
+
+def _evaluate(runs: Any, qrels: Any, measures: Any, teams: Any, split_by_tag: bool | None, duplicates: Any,
+              progress: bool | None) -> tuple[Evaluation, list[str]]:
+    """The one evaluation, and the texts of the warnings it gave (shown in the report, and warned again)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RarityWarning)
+        evaluation = evaluate(runs, qrels, measures, teams=teams, split_by_tag=split_by_tag, duplicates=duplicates,
+                              progress=progress)
+    texts = []
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if issubclass(w.category, RarityWarning) and type(w.message).__name__ != "MemberNotice":
+            texts.append(" ".join(str(w.message).split()))
+    return evaluation, list(dict.fromkeys(texts))
+
+
+def report(
+    runs: RunsLike | None = None,
+    qrels: QrelsLike | None = None,
+    measures: MeasuresLike | None = None,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    evaluation: Evaluation | None = None,
+    teams: TeamsLike | None = None,
+    baselines: Sequence[str] | None = None,
+    split_by_tag: bool | None = None,
+    duplicates: Any = "error",
+    ci: float = 0.95,
+    resamples: int = 1000,
+    composition_resamples: int = 100,
+    trials: int = 200,
+    seed: int = 0,
+    pooling: bool = True,
+    strategies: Sequence[str] | None = None,
+    budgets: Sequence[int] | None = None,
+    title: str = "ir_rarity campaign report",
+    command: str | Sequence[str] | None = None,
+    progress: bool | None = None,
+) -> Report:
+    """A self-contained HTML report of a campaign: leaderboard, rarity, uncertainty, depth, pooling, meta-evaluation.
+
+    The runs are evaluated once (:func:`ir_rarity.evaluate`, the runs being the campaign) and every section reads
+    that :class:`~ir_rarity.Evaluation` or the package's analyses of its campaign. The page embeds its styles,
+    scripts (plotly.js, once) and data, so it opens offline. Charts need plotly (``pip install
+    'ir_rarity[report]'``).
+
+    Args:
+        runs: The campaign's runs (as :func:`ir_rarity.evaluate` takes them).
+        qrels: Its judgments.
+        measures: Measures (default :data:`~ir_rarity.report.data.DEFAULT_MEASURES`: P@10, P@100, AP, nDCG@10,
+            P_rare(alpha=0.5)@100, AP_rare@100, ASL@g1-10, ASL).
+        out: Write the page here too.
+        evaluation: An evaluation already made, instead of ``runs``, ``qrels`` and ``measures``.
+        teams: Run -> team, or a leaderboard CSV (columns ``run``, ``team``): S counts teams, as in
+            :func:`ir_rarity.evaluate`.
+        baselines: Runs every run is compared with (default: the best run by the first measure).
+        split_by_tag: Split run files into one run per tag.
+        duplicates: ``"error"`` or ``"first"``, as in :func:`ir_rarity.evaluate`.
+        ci: Confidence level of every interval; tests are at ``1 - ci``.
+        resamples: Bootstrap resamples of the queries.
+        composition_resamples: Campaigns drawn by the bootstrap over teams.
+        trials: Stability trials.
+        seed: Seed of every random draw.
+        pooling: Simulate judging strategies (``strategies`` at ``budgets`` judgments per query).
+        strategies: Pooling strategies (default depth, rbp(p=0.8), mtf, rarity(beta=0.5,p=0.8)).
+        budgets: Judgments per query (default 10, 20, 50).
+        title: The page title.
+        command: The command line recorded in the provenance (default: this call).
+        progress: Progress bars on stderr (None: on a terminal only).
+
+    Returns:
+        The :class:`Report` (``.html``, ``.save(path)``, shown inline in Jupyter).
+
+    Raises:
+        ParameterError: neither runs and qrels nor an evaluation, a baseline that is no run, no plotly.
+        InputError: unreadable runs or qrels.
+
+    """
+    check_plotly()
+    start = time.perf_counter()
+    found: list[str] = []
+    given = evaluation is not None
+    if evaluation is None:
+        if runs is None or qrels is None:
+            raise ParameterError("give runs and qrels, or evaluation=")
+        evaluation, found = _evaluate(runs, qrels, measures if measures is not None else DEFAULT_MEASURES, teams,
+                                      split_by_tag,
+                                      duplicates, progress)
+    defaults = Settings()
+    settings = Settings(baselines=list(baselines) if baselines else None, ci=ci, resamples=resamples,
+                        composition_resamples=composition_resamples, trials=trials, seed=seed, pooling=pooling,
+                        strategies=tuple(strategies) if strategies else defaults.strategies,
+                        budgets=tuple(budgets) if budgets else defaults.budgets)
+    team_map = read_teams(teams) if teams is not None else None
+    evaluated = time.perf_counter() - start
+    data = assemble(evaluation, settings, teams=team_map, warnings=found, progress=progress)
+    if not given:
+        data.timings = {"evaluate": evaluated, **data.timings}
+    provenance = collect(command if command is not None else "ir_rarity.report(...)",
+                         _inputs(runs, qrels, teams), evaluation.attrs(),
+                         measures=data.labels, baselines=data.baselines, ci=ci, resamples=resamples,
+                         composition_resamples=composition_resamples, trials=trials, seed=seed,
+                         pooling={"strategies": list(settings.strategies), "budgets": list(settings.budgets)}
+                         if pooling else False)
+    page = render_html(data, provenance, title=title, seconds=time.perf_counter() - start)
+    built = Report(html=page, data=data, provenance=provenance, seconds=time.perf_counter() - start)
+    if out is not None:
+        built.save(out)
+    return built

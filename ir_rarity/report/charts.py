@@ -1,0 +1,183 @@
+"""The report's charts: Plotly figures from :class:`~ir_rarity.report.data.ReportData`, as HTML fragments.
+
+Each function returns a ``<div>`` and the ``<script>`` that draws it with ``Plotly.newPlot``; plotly.js itself is
+inlined once into the page (:func:`plotly_js`), so a chart needs no network. Plotly is the ``report`` extra
+(``pip install 'ir_rarity[report]'``); docs/report.md says why it was chosen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.errors import ParameterError
+
+if TYPE_CHECKING:
+    from ir_rarity.report.data import ReportData
+
+__all__ = ["asl_scatter", "check_plotly", "composition_ranks", "heatmap", "mean_intervals", "plotly_js",
+           "pooling_curves", "rarity_scatter", "tau_alpha", "unique_bars"]
+
+CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["sendDataToCloud"]}
+TEMPLATE = "plotly_white"
+
+
+def _plotly() -> Any:
+    """``plotly.graph_objects``, or a clear error naming the extra to install.
+
+    Raises:
+        ParameterError: plotly is not installed.
+
+    """
+    try:
+        import plotly.graph_objects as go
+    except ImportError:
+        raise ParameterError("the report's charts need plotly: pip install 'ir_rarity[report]'") from None
+    return go
+
+
+def check_plotly() -> None:
+    """Fail early, before any computation, when plotly is missing (see :func:`_plotly`)."""
+    _plotly()
+
+
+def plotly_js() -> str:
+    """The plotly.js bundle shipped with the plotly package (inlined once into the page)."""
+    _plotly()
+    from plotly.offline import get_plotlyjs
+
+    return str(get_plotlyjs())
+
+
+def _html(figure: Any, div_id: str, height: int = 420) -> str:
+    figure.update_layout(template=TEMPLATE, height=height, margin={"l": 60, "r": 20, "t": 40, "b": 50})
+    return str(figure.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=CONFIG))
+
+
+def _hover(xlabel: str, ylabel: str) -> str:
+    return (f"<b>%{{customdata[0]}}</b><br>team %{{customdata[1]}}<br>{xlabel}: %{{x:.4f}}<br>"
+            f"{ylabel}: %{{y:.4f}}<extra></extra>")
+
+
+def rarity_scatter(data: ReportData, pair: tuple[str, str], div_id: str) -> str:
+    """Each run at (standard measure, rarity measure); hovering a point names the run and its team."""
+    go = _plotly()
+    assert data.table is not None
+    rare, base = pair
+    runs = list(data.table.index)
+    custom = np.array([[r, data.teams.get(r, r)] for r in runs], dtype=object)
+    figure = go.Figure(go.Scatter(x=data.table[base], y=data.table[rare], mode="markers", customdata=custom,
+                                  marker={"size": 8, "opacity": 0.75, "color": "#1f77b4"}, name="runs",
+                                  hovertemplate=_hover(base, rare)))
+    figure.update_layout(title=f"{rare} against {base}", xaxis_title=base, yaxis_title=rare, hovermode="closest")
+    return _html(figure, div_id)
+
+
+def unique_bars(counts: pd.Series, what: str, div_id: str, top: int = 40) -> str:
+    """Unique relevant documents per team or run: the ``top`` units with any."""
+    go = _plotly()
+    shown = counts[counts > 0].head(top)
+    figure = go.Figure(go.Bar(x=[str(i) for i in shown.index], y=shown.to_numpy(), marker_color="#2ca02c",
+                              hovertemplate=f"{what} %{{x}}: %{{y}} unique relevant<extra></extra>"))
+    figure.update_layout(title=f"Unique relevant documents per {what} ({len(shown)} of {len(counts)} with any)",
+                         xaxis_title=what, yaxis_title="unique relevant documents", xaxis_tickangle=-45)
+    return _html(figure, div_id, height=460)
+
+
+def heatmap(diff: pd.DataFrame, measure: str, baseline: str, higher: bool, div_id: str) -> str:
+    """Per-query difference of every run from ``baseline`` (runs sorted by their mean difference)."""
+    go = _plotly()
+    order = diff.mean(axis=1).sort_values(ascending=not higher, kind="mergesort").index
+    shown = diff.loc[order]
+    limit = float(np.nanmax(np.abs(shown.to_numpy()))) if shown.size else 1.0
+    figure = go.Figure(go.Heatmap(z=shown.to_numpy(), x=[f"q{q}" for q in shown.columns], y=list(shown.index),
+                                  colorscale="RdBu", zmid=0, zmin=-limit, zmax=limit,
+                                  hovertemplate="run %{y}<br>query %{x}<br>difference %{z:.4f}<extra></extra>"))
+    direction = "higher is better" if higher else "lower is better"
+    figure.update_layout(title=f"{measure}: each run minus {baseline}, per query ({direction})",
+                         xaxis_title="query", yaxis={"showticklabels": False, "title": "runs (best mean first)",
+                                                     "autorange": "reversed"})
+    return _html(figure, div_id, height=560)
+
+
+def composition_ranks(comp: pd.DataFrame, measure: str, label: str, div_id: str, top: int = 40) -> str:
+    """The ``top`` runs' ranks in the whole pool, their bootstrap rank intervals and leave-one-team-out ranges."""
+    go = _plotly()
+    shown = comp.sort_values(f"{measure} rank", kind="mergesort").head(top)
+    runs = list(shown.index)
+    own = shown[f"{measure} rank"].to_numpy(float)
+    traces = []
+    if f"{measure} boot rank low" in shown.columns:
+        low = shown[f"{measure} boot rank low"].to_numpy(float)
+        high = shown[f"{measure} boot rank high"].to_numpy(float)
+        traces.append(go.Scatter(x=runs, y=own, mode="markers", name="rank (bootstrap interval over teams)",
+                                 error_y={"type": "data", "symmetric": False, "array": high - own,
+                                          "arrayminus": own - low, "thickness": 1},
+                                 marker={"size": 5}, hovertemplate="%{x}: rank %{y}<extra></extra>"))
+    if f"{measure} loto rank best" in shown.columns:
+        best = shown[f"{measure} loto rank best"].to_numpy(float)
+        worst = shown[f"{measure} loto rank worst"].to_numpy(float)
+        traces.append(go.Scatter(x=runs, y=(best + worst) / 2, mode="markers", name="leave one team out: range",
+                                 marker={"size": 1, "color": "rgba(0,0,0,0)"},
+                                 error_y={"type": "data", "symmetric": True, "array": (worst - best) / 2,
+                                          "color": "#ff7f0e", "thickness": 3, "width": 0},
+                                 hovertemplate="%{x}<extra>leave one team out</extra>"))
+    figure = go.Figure(traces)
+    figure.update_layout(title=f"{label}: rank of the first {len(shown)} runs and how it moves with the other "
+                               "participants", xaxis={"tickangle": -45, "title": "runs (by rank)"},
+                         yaxis={"autorange": "reversed", "title": "rank"}, legend={"orientation": "h", "y": -0.55})
+    return _html(figure, div_id, height=560)
+
+
+def mean_intervals(values: pd.DataFrame, measure: str, label: str, level: float, div_id: str) -> str:
+    """Each run's mean with its bootstrap interval over queries (columns ``<m> ci low`` / ``<m> ci high``)."""
+    go = _plotly()
+    mean = values[measure].to_numpy(float)
+    low, high = values[f"{measure} ci low"].to_numpy(float), values[f"{measure} ci high"].to_numpy(float)
+    figure = go.Figure(go.Scatter(x=list(values.index), y=mean, mode="markers", marker={"size": 5},
+                                  error_y={"type": "data", "symmetric": False, "array": high - mean,
+                                           "arrayminus": mean - low, "thickness": 1},
+                                  hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
+    figure.update_layout(title=f"{label}: mean and {level:.0%} bootstrap interval over queries",
+                         xaxis={"showticklabels": False, "title": "runs (leaderboard order)"}, yaxis_title=label)
+    return _html(figure, div_id)
+
+
+def asl_scatter(asl: pd.DataFrame, measure: str, div_id: str) -> str:
+    """ASL against each run's longest ranking: shorter runs score lower (better) ASL."""
+    go = _plotly()
+    custom = np.array([[r, t] for r, t in zip(asl.index, asl["team"], strict=True)], dtype=object)
+    figure = go.Figure(go.Scatter(x=asl["longest ranking"], y=asl[measure], mode="markers", customdata=custom,
+                                  marker={"size": 8, "opacity": 0.7, "color": "#9467bd"},
+                                  hovertemplate=_hover("longest ranking", measure)))
+    figure.update_layout(title=f"{measure} against the run's longest ranking (lower ASL is better)",
+                         xaxis_title="longest ranking over the queries", yaxis_title=measure)
+    return _html(figure, div_id)
+
+
+def pooling_curves(found: pd.DataFrame, div_id: str) -> str:
+    """Relevant documents found against the judging budget, one line per strategy."""
+    go = _plotly()
+    figure = go.Figure([go.Scatter(x=part["budget"], y=part["relevant"], mode="lines+markers", name=str(name),
+                                   hovertemplate=f"{name}<br>budget %{{x}}: %{{y}} relevant<extra></extra>")
+                        for name, part in found.groupby("strategy", sort=False)])
+    figure.update_layout(title="Relevant documents found per judging budget", xaxis_title="judgments per query",
+                         yaxis_title="relevant documents found")
+    return _html(figure, div_id)
+
+
+def tau_alpha(curve: pd.DataFrame, div_id: str) -> str:
+    """Kendall's tau and tau_AP between the ranking by each rarity measure and by its base measure, per alpha."""
+    go = _plotly()
+    traces = []
+    for pair, part in curve.groupby("pair", sort=False):
+        for column, dash in (("tau", "solid"), ("tau_ap", "dot")):
+            traces.append(go.Scatter(x=part["alpha"], y=part[column], mode="lines+markers", name=f"{pair}: {column}",
+                                     line={"dash": dash},
+                                     hovertemplate=f"{pair}<br>alpha %{{x}}: {column} %{{y:.3f}}<extra></extra>"))
+    figure = go.Figure(traces)
+    figure.update_layout(title="Rank correlation with the standard measure as alpha grows", xaxis_title="alpha",
+                         yaxis_title="correlation")
+    return _html(figure, div_id)

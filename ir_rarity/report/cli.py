@@ -1,0 +1,79 @@
+"""``ir-rarity report QRELS RUNS... --out report.html``: the campaign report as one self-contained HTML file.
+
+:func:`add_report_command` adds the sub-command to ``ir-rarity``'s parser. Building the parser imports nothing
+heavy; the command imports what it runs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ir_rarity.io.guard import check_outputs
+
+__all__ = ["add_report_command", "run"]
+
+PROG = "ir-rarity"
+
+
+def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``report`` to ``ir-rarity``'s sub-commands and return its parser."""
+    p = subparsers.add_parser(
+        "report", help="one self-contained HTML report of a campaign (leaderboard, rarity, pooling, ...)",
+        description="Evaluate RUNS (the campaign) against QRELS once and write one HTML file that opens offline: "
+                    "leaderboard with intervals and significance, rarity against standard measures, unique "
+                    "relevant documents, per-query differences, composition intervals, ASL and depth, pooling "
+                    "and meta-evaluation, with the provenance.")
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
+    p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
+    p.add_argument("--out", metavar="FILE", required=True, help="the HTML file to write")
+    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+",
+                   help="measures (default: P@10 P@100 AP nDCG@10 'P_rare(alpha=0.5)@100' AP_rare@100 ASL@g1-10 ASL)")
+    p.add_argument("--teams", metavar="SPEC",
+                   help="run -> team: a leaderboard CSV (columns run, team) or CSV:TEAM_COLUMN; S counts teams")
+    p.add_argument("--baseline", metavar="RUN", nargs="+", help="compare every run with these runs "
+                                                                "(default: the best run by the first measure)")
+    p.add_argument("--split-by-tag", action="store_true", help="split each run file into one run per tag")
+    p.add_argument("--duplicates", choices=["error", "first"], default="error",
+                   help="a document listed twice for a query: error (as trec_eval) or keep the first")
+    p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (0.95)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the queries (1000)")
+    p.add_argument("--composition-resamples", type=int, default=100, metavar="N",
+                   help="campaigns drawn by the bootstrap over teams (100)")
+    p.add_argument("--trials", type=int, default=200, help="stability trials (200)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
+    p.add_argument("--no-pooling", action="store_true", help="leave out the pooling simulation")
+    p.add_argument("--budgets", metavar="B", nargs="+", type=int, help="judgments per query (default 10 20 50)")
+    p.add_argument("--title", default="ir_rarity campaign report", help="the page title")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+    return p
+
+
+def _command(args: argparse.Namespace) -> list[str]:
+    """The command line for the provenance: ``sys.argv`` when run as ``ir-rarity``, else its main arguments."""
+    if sys.argv and Path(sys.argv[0]).name in ("ir-rarity", "__main__.py"):
+        return list(sys.argv)
+    return [PROG, "report", args.qrels, *args.runs, "--out", args.out]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the report ``args`` ask for and write it to ``--out``; one line on stderr says where and how big."""
+    from ir_rarity.pool.teams import teams_file
+
+    teams = str(teams_file(args.teams)) if args.teams else None
+    check_outputs([("--out", args.out, False)], [args.qrels, *args.runs, teams])
+    from ir_rarity.report.build import report
+
+    runs = args.runs[0] if len(args.runs) == 1 else list(args.runs)
+    built = report(runs, args.qrels, args.measures, out=args.out, teams=args.teams, baselines=args.baseline,
+                   split_by_tag=args.split_by_tag or None, duplicates=args.duplicates, ci=args.ci,
+                   resamples=args.resamples, composition_resamples=args.composition_resamples, trials=args.trials,
+                   seed=args.seed, pooling=not args.no_pooling, budgets=args.budgets, title=args.title,
+                   command=_command(args),
+                   progress=False if args.quiet else None)
+    print(f"{PROG}: report: wrote {args.out} ({built.size / 1e6:.1f} MB) in {built.seconds:.1f} s; "
+          f"{built.data.evaluation.describe()}", file=sys.stderr)
+    return 0

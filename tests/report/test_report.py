@@ -1,0 +1,162 @@
+"""The campaign report without a browser: offline, every section, the leaderboard's numbers, the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import ir_rarity
+from ir_rarity import covid_round1
+from ir_rarity.cli import main
+from ir_rarity.report.render import SECTIONS
+
+
+class _Page(HTMLParser):
+    """What the checks read from a page: external references, section ids, leaderboard cells, provenance JSON."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.external: list[str] = []
+        self.sections: list[str] = []
+        self.leads: int = 0
+        self.cells: dict[tuple[str, str], str] = {}
+        self._run: str | None = None
+        self._json: str | None = None
+        self.provenance = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        for key in ("src", "href", "data"):
+            value = (a.get(key) or "").strip().lower()
+            if tag in ("script", "link", "img", "iframe", "object", "embed", "source") and re.match(
+                    r"(https?:)?//", value):
+                self.external.append(f"<{tag} {key}={value}>")
+        if tag == "link" and (a.get("rel") or "") == "stylesheet":
+            self.external.append("<link rel=stylesheet>")
+        if tag == "section":
+            self.sections.append(a.get("id") or "")
+        if tag == "p" and a.get("class") == "lead":
+            self.leads += 1
+        if tag == "tr" and a.get("data-run"):
+            self._run = a["data-run"]
+        if tag == "td" and self._run and a.get("data-measure"):
+            self.cells[(self._run, a["data-measure"] or "")] = a.get("data-value") or ""
+        if tag == "script" and a.get("id") == "provenance-json":
+            self._json = ""
+
+    def handle_data(self, data: str) -> None:
+        if self._json is not None:
+            self._json += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._json is not None:
+            self.provenance, self._json = self._json, None
+        if tag == "tr":
+            self._run = None
+
+
+@pytest.fixture(scope="module")
+def page(round1_report: ir_rarity.report.Report) -> _Page:
+    parsed = _Page()
+    parsed.feed(round1_report.html)
+    return parsed
+
+
+def test_offline_one_file(round1_report: ir_rarity.report.Report, page: _Page) -> None:
+    assert page.external == []
+    text = round1_report.html
+    assert re.search(r"@import\s+url\(\s*['\"]?(https?:)?//", text) is None
+    assert len(re.findall(r"\* plotly\.js v\d", text)) == 1  # plotly.js inlined once
+    assert text.count("Plotly.newPlot(") >= 8
+    assert 1_000_000 < round1_report.size < 15_000_000
+
+
+def test_every_section_opens_with_its_sentence(round1_report: ir_rarity.report.Report, page: _Page) -> None:
+    assert page.sections == list(SECTIONS)
+    assert page.leads == len(SECTIONS)
+    for title, lead in SECTIONS.values():
+        assert lead.endswith(".") and lead.count(". ") == 0, title  # one sentence each
+    data = round1_report.data
+    assert not data.notes  # round 1 has everything every section needs
+
+
+def test_leaderboard_numbers_are_the_evaluation_table(round1_report: ir_rarity.report.Report, page: _Page) -> None:
+    table = round1_report.data.evaluation.table()
+    assert len(table) == 143 and list(table.columns) == ir_rarity.report.DEFAULT_MEASURES
+    assert len(page.cells) == table.size
+    for (run, measure), value in page.cells.items():
+        expected = float(table.at[run, measure])
+        assert (math.isnan(expected) and value == "") or float(value) == expected, (run, measure)
+
+
+def test_baseline_marks_and_intervals(round1_report: ir_rarity.report.Report) -> None:
+    text = round1_report.html
+    assert "(baseline a)" in text and 'class="baseline"' in text
+    assert "mark-up" in text and "mark-down" in text
+    assert '<span class="ci">[' in text
+
+
+def test_asl_warning_and_provenance(round1_report: ir_rarity.report.Report, page: _Page) -> None:
+    depth = round1_report.html.split('id="depth"', 1)[1].split("</section>", 1)[0]
+    assert "Warning:" in depth and "rankings of different lengths" in depth
+    facts = json.loads(page.provenance.replace("<\\/", "</"))
+    assert facts["pool"]["S"] == 56 and facts["pool"]["systems"] == "teams"
+    assert {Path(i["name"]).name for i in facts["inputs"]} >= {"qrels.txt.gz", "runs_top100.trec.gz"}
+    assert all(len(i["sha256"]) == 64 for i in facts["inputs"])
+    assert "produced by: ir_rarity" in round1_report.html
+
+
+def test_save_and_repr(round1_report: ir_rarity.report.Report, round1_html: Path) -> None:
+    assert round1_html.read_text(encoding="utf-8") == round1_report.html
+    assert round1_report._repr_html_().startswith("<iframe srcdoc=")
+    assert "143 runs x 30 queries" in repr(round1_report)
+
+
+def test_cli_writes_the_report(hand_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                               ) -> None:
+    pytest.importorskip("plotly")
+    out = tmp_path / "report.html"
+    runs = [str(hand_files[n]) for n in "ABC"]
+    code = main(["report", str(hand_files["qrels"]), *runs, "--out", str(out), "--resamples", "50",
+                 "--composition-resamples", "5", "--trials", "10", "--budgets", "2", "--quiet",
+                 "-m", "P@2", "P_rare(alpha=0.5)@3", "ASL"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"ir-rarity: report: wrote {out}" in err
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and 'id="provenance-json"' in text
+
+
+def test_cli_refuses_to_overwrite_an_input(hand_files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = hand_files["qrels"]
+    before = qrels.read_bytes()
+    code = main(["report", str(qrels), str(hand_files["A"]), str(hand_files["B"]), "--out", str(qrels)])
+    assert code == 2
+    assert "ir-rarity: error:" in capsys.readouterr().err
+    assert qrels.read_bytes() == before
+
+
+def test_python_out_and_evaluation(tmp_path: Path) -> None:
+    pytest.importorskip("plotly")
+    evaluation = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, ["P@10", "P_rare(alpha=0.5)@10"],
+                                    split_by_tag=True)
+    built = ir_rarity.report(evaluation=evaluation.select(evaluation.names[:20]), out=tmp_path / "r.html",
+                             pooling=False, resamples=50, composition_resamples=5, trials=10, progress=False)
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == built.html
+    assert built.data.notes["pooling"] == ["not computed (pooling=False, --no-pooling)"]
+    assert built.data.notes["depth"] == ["no ASL measure was evaluated"]
+    with pytest.raises(ir_rarity.ParameterError, match="baseline"):
+        ir_rarity.report(evaluation=evaluation, baselines=["no such run"], progress=False)
+
+
+def test_without_plotly_one_clear_error_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "plotly", None)  # import plotly raises ImportError
+    monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)
+    with pytest.raises(ir_rarity.ParameterError, match=r"pip install 'ir_rarity\[report\]'"):
+        ir_rarity.report("no such runs", "no such qrels")

@@ -1,0 +1,142 @@
+"""The round-1 report in a real browser: headless Chromium driven by Selenium.
+
+No console error, every section shown, a click on a leaderboard header sorts the rows, hovering a scatter point
+names its run, and a screenshot that is not blank. Needs the Debian packages ``chromium`` and ``chromium-driver``
+and the ``selenium`` package: without them the test skips, except in CI (``IR_RARITY_CI=1``, set by ``.ci/run``,
+which installs them), where it fails.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ir_rarity
+from ir_rarity.report.render import SECTIONS
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+OPTIONS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"]
+
+
+def _missing() -> list[str]:
+    missing = [f"{p} (apt-get install -y chromium chromium-driver)" for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium (pip install selenium)")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    missing = _missing()
+    if missing:
+        reason = "no browser to test the report in: " + ", ".join(missing)
+        if os.environ.get("IR_RARITY_CI") == "1":
+            pytest.fail(reason + " (IR_RARITY_CI=1: CI must test the report in a browser)")
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="ir-rarity-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for option in [*OPTIONS, f"--user-data-dir={profile}"]:
+        options.add_argument(option)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def opened(browser: Any, round1_html: Path) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(round1_html.resolve().as_uri())
+    expected = round1_html.read_text(encoding="utf-8").count("Plotly.newPlot(")
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && "
+        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= arguments[0]", expected))
+    return browser
+
+
+def _leaderboard_runs(driver: Any) -> list[str]:
+    return [str(r) for r in driver.execute_script(
+        "return Array.from(document.querySelectorAll('#leaderboard-table tbody tr')).map(r => r.dataset.run)")]
+
+
+def test_report_in_a_browser(opened: Any, round1_report: ir_rarity.report.Report) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = opened
+    # no console errors
+    severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    assert severe == []
+
+    # every section present and shown, with its title
+    for key, (title, _) in SECTIONS.items():
+        section = driver.find_element(By.ID, key)
+        assert section.is_displayed() and section.find_element(By.TAG_NAME, "h2").text == title
+
+    # clicking a leaderboard header sorts the rows
+    table = round1_report.data.table
+    assert table is not None
+    before = _leaderboard_runs(driver)
+    assert before == list(table.index)
+    headers = driver.find_elements(By.CSS_SELECTOR, "#leaderboard-table thead th")
+    column = [h.text for h in headers].index("P_rare(alpha=0.5)@100")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", headers[column])
+    headers[column].click()
+    after = _leaderboard_runs(driver)
+    ranked = table["P_rare(alpha=0.5)@100"].sort_values(ascending=False, kind="mergesort")  # stable: ties keep order
+    assert after == list(ranked.index) and after != before
+    headers[column].click()  # again: the other way round
+    assert _leaderboard_runs(driver) == list(table["P_rare(alpha=0.5)@100"].sort_values(kind="mergesort").index)
+    run_header = [h.text for h in headers].index("run")
+    headers[run_header].click()
+    assert _leaderboard_runs(driver) == sorted(before, key=str.lower)
+
+    # filtering by team keeps that team's runs
+    box = driver.find_element(By.ID, "leaderboard-table-filter")
+    box.send_keys("GUIR_S2")
+    shown = driver.execute_script("return Array.from(document.querySelectorAll('#leaderboard-table tbody tr'))"
+                                  ".filter(r => !r.hidden).map(r => r.dataset.run)")
+    teams = round1_report.data.teams
+    assert shown and set(shown) == {r for r, t in teams.items() if t == "GUIR_S2"}
+    box.clear()
+    box.send_keys(" ")  # an empty filter shows every row again
+
+    # hovering a scatter point names its run and team
+    scatter = driver.find_element(By.ID, "scatter-0")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", scatter)
+    points = scatter.find_elements(By.CSS_SELECTOR, ".scatterlayer .points path.point")
+    assert len(points) == 143
+    ActionChains(driver).move_to_element(points[len(points) // 2]).perform()
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#scatter-0 .hoverlayer .hovertext"))
+    lines = driver.execute_script("return Array.from(document.querySelectorAll("
+                                  "'#scatter-0 .hoverlayer .hovertext tspan.line')).map(t => t.textContent)")
+    assert lines[0] in teams and lines[1] == f"team {teams[lines[0]]}", lines
+
+    # a screenshot, not blank
+    from PIL import Image
+
+    driver.execute_script("window.scrollTo(0, 0)")
+    image = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20)
+    assert image.size[0] >= 800 and colours is not None and len(colours) > 16

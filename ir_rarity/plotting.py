@@ -1,36 +1,43 @@
-"""matplotlib, loaded on first use with a non-interactive backend: the one entry to it for every figure."""
+"""matplotlib's object interface, the one entry to it for every figure: no pyplot state, no backend chosen.
+
+Every plot function of ir_rarity draws on a new :class:`matplotlib.figure.Figure` made by :func:`new_figure` (not
+registered with pyplot, so nothing is left open and a notebook's inline backend is never switched), returns it,
+and writes a file only when given a path (:func:`written`, atomically). In a notebook the returned figure shows
+itself; a script saves it or passes a path.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ir_rarity.io.files import write_with
 
-__all__ = ["pyplot", "save_figure"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["new_figure", "written"]
 
 
-def pyplot() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend (figures are only ever written to files).
+def new_figure(width: float, height: float, **options: Any) -> Figure:
+    """A new figure of ``width`` x ``height`` inches, not registered with pyplot.
 
     Raises:
         ImportError: matplotlib is not installed; the message says which extra brings it.
 
     """
     try:
-        import matplotlib
+        from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figure(figsize=(width, height), **options)
 
 
-def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
-    """Write ``fig`` to ``path`` as PNG (120 dpi, tight box) atomically, then close it."""
-    try:
-        return write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
-    finally:
-        pyplot().close(fig)
+def written(fig: Figure, path: str | os.PathLike[str] | None, dpi: int = 120) -> Figure:
+    """``fig``, first written to ``path`` when one is given (format from its suffix, PNG by default; atomically)."""
+    if path is not None:
+        out = Path(path)
+        fmt = out.suffix.lstrip(".").lower() or "png"
+        write_with(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight"))
+    return fig

@@ -8,28 +8,18 @@ written there, atomically (:mod:`ir_rarity.io.files`).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ir_rarity.io.files import write_with
+from ir_rarity.plotting import new_figure, written
 from ir_rarity.typing import MeasureLike
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["plot_composition"]
-
-
-def _figure(width: float, height: float) -> Figure:
-    """A new figure, not registered with pyplot (matplotlib is an optional dependency, imported here)."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
-    return Figure(figsize=(width, height), layout="constrained")
 
 
 def plot_composition(table: pd.DataFrame, measure: MeasureLike, path: str | os.PathLike[str] | None = None,
@@ -67,7 +57,7 @@ def plot_composition(table: pd.DataFrame, measure: MeasureLike, path: str | os.P
     y = np.arange(len(data))
     labels = [str(run) for run in data.index]
     longest = max((len(label) for label in labels), default=0)
-    fig = _figure(min(14.0, 6.0 + 0.07 * longest), max(3.0, 0.18 * len(data) + 1.6))
+    fig = new_figure(min(14.0, 6.0 + 0.07 * longest), max(3.0, 0.18 * len(data) + 1.6), layout="constrained")
     ax = fig.subplots()
     if f"{name} boot rank low" in data.columns:
         ax.hlines(y, data[f"{name} boot rank low"], data[f"{name} boot rank high"], color="tab:blue",
@@ -84,8 +74,4 @@ def plot_composition(table: pd.DataFrame, measure: MeasureLike, path: str | os.P
     ax.set_title(title or f"{name}: rank and pool composition ({table.attrs.get('describe', '')})", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=8, loc="upper right")  # the runs run from top left to bottom right
-    if path is not None:
-        out = Path(path)
-        fmt = out.suffix.lstrip(".").lower() or "png"
-        write_with(out, lambda tmp: fig.savefig(tmp, format=fmt, dpi=150, bbox_inches="tight"))
-    return fig
+    return written(fig, path, dpi=150)

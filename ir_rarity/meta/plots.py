@@ -9,13 +9,13 @@ matplotlib is imported when a figure is first drawn, so importing :mod:`ir_rarit
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ir_rarity.errors import InputError
-from ir_rarity.io.files import write_with
 from ir_rarity.meta.robustness import BAND_COLUMNS
+from ir_rarity.plotting import new_figure, written
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -29,22 +29,6 @@ def _require(df: pd.DataFrame, columns: list[str], what: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(f"{what} needs columns {columns}; missing {missing}")
-
-
-def _figure(**kwargs: Any) -> Figure:
-    """A new figure, not registered with pyplot (matplotlib is an optional dependency, imported here)."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
-    return Figure(**kwargs)
-
-
-def _written(fig: Figure, path: PathLike | None) -> Figure:
-    """``fig``, written to ``path`` as a PNG (120 dpi, tight box) first when a path is given."""
-    if path is not None:
-        write_with(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight"))
-    return fig
 
 
 def plot_tau_alpha(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
@@ -63,7 +47,7 @@ def plot_tau_alpha(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
 
     """
     _require(df, ["alpha", "pair", "tau"], "plot_tau_alpha")
-    fig = _figure(figsize=(5.5, 4))
+    fig = new_figure(5.5, 4)
     ax = fig.subplots()
     for pair, group in df.groupby("pair", sort=False):
         group = group.sort_values("alpha")
@@ -76,7 +60,7 @@ def plot_tau_alpha(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     ax.set_ylabel("rank correlation with the base measure")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    return _written(fig, path)
+    return written(fig, path)
 
 
 def plot_synthetic(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
@@ -96,7 +80,7 @@ def plot_synthetic(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     """
     _require(df, ["system", "alpha", "n_relevant", "rank"], "plot_synthetic")
     systems = list(dict.fromkeys(df["system"]))
-    fig = _figure(figsize=(5 * len(systems), 4))
+    fig = new_figure(5 * len(systems), 4)
     axes = fig.subplots(1, len(systems), sharey=True, squeeze=False)
     for ax, system in zip(axes[0], systems, strict=True):
         part = df[df["system"] == system]
@@ -108,7 +92,7 @@ def plot_synthetic(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
         ax.legend(fontsize=8)
     axes[0][0].set_ylabel("rank among the systems (1 = best)")
     axes[0][0].invert_yaxis()
-    return _written(fig, path)
+    return written(fig, path)
 
 
 def plot_robustness(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
@@ -136,7 +120,7 @@ def plot_robustness(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     _require(df, ["size", "mean_tau"], "plot_robustness")
     low, high = BAND_COLUMNS
     banded = low in df.columns and high in df.columns
-    fig = _figure(figsize=(5.5, 4))
+    fig = new_figure(5.5, 4)
     ax = fig.subplots()
     groups = list(df.groupby("measure", sort=False)) if "measure" in df.columns else [("", df)]
     for i, (measure, group) in enumerate(groups):
@@ -155,4 +139,4 @@ def plot_robustness(df: pd.DataFrame, path: PathLike | None = None) -> Figure:
     ax.set_title("mean tau; bars: central 95% of trials" if banded else "mean tau", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _written(fig, path)
+    return written(fig, path)

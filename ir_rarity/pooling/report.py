@@ -1,6 +1,7 @@
 """Tables, PNG curves and the markdown summary of a pooling study; every file is written atomically.
 
-Figures need matplotlib (``pip install ir_rarity[plots]``), imported on first use with the Agg backend.
+Figures need matplotlib (``pip install ir_rarity[plots]``); they are drawn with its object interface
+(:mod:`ir_rarity.plotting`), returned, and written only when given a path.
 """
 
 from __future__ import annotations
@@ -8,14 +9,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ir_rarity.io.files import write_text
-from ir_rarity.plotting import pyplot as _pyplot
-from ir_rarity.plotting import save_figure as _save
+from ir_rarity.plotting import new_figure, written
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.tables import render_frame
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["found_table", "plot_budget_curves", "plot_reusability", "reusability_table", "write_report"]
 
@@ -36,11 +40,12 @@ def reusability_table(table: pd.DataFrame, measure: str) -> pd.DataFrame:
     return table[table["measure"] == measure].drop(columns="measure").reset_index(drop=True)
 
 
-def plot_budget_curves(sim: Simulation, path: str | os.PathLike[str], column: str = "relevant") -> Path:
-    """Relevant documents found against the budget, one line per strategy; written atomically as PNG."""
-    plt = _pyplot()
+def plot_budget_curves(sim: Simulation, path: str | os.PathLike[str] | None = None, column: str = "relevant"
+                       ) -> Figure:
+    """Relevant documents found against the budget, one line per strategy; written atomically when given a path."""
     table = sim.table()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig = new_figure(7, 4.5)
+    ax = fig.subplots()
     for name in sim.orders:
         part = table[table["strategy"] == name]
         ax.plot(part["budget"], part[column], marker="o", label=name)
@@ -49,14 +54,15 @@ def plot_budget_curves(sim: Simulation, path: str | os.PathLike[str], column: st
     ax.set_title("Relevant documents found per budget")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return written(fig, path)
 
 
-def plot_reusability(table: pd.DataFrame, measure: str, path: str | os.PathLike[str], column: str = "tau") -> Path:
+def plot_reusability(table: pd.DataFrame, measure: str, path: str | os.PathLike[str] | None = None,
+                     column: str = "tau") -> Figure:
     """Kendall's tau (or ``column``) of the pool's ranking against the full-qrels ranking, per budget."""
-    plt = _pyplot()
     part = table[table["measure"] == measure]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig = new_figure(7, 4.5)
+    ax = fig.subplots()
     for name, rows in part.groupby("strategy", sort=False):
         ax.plot(rows["budget"], rows[column], marker="o", label=str(name))
     ax.set_xlabel("budget")
@@ -64,7 +70,7 @@ def plot_reusability(table: pd.DataFrame, measure: str, path: str | os.PathLike[
     ax.set_title(f"{column} against the full-qrels ranking, {measure}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return written(fig, path)
 
 
 def _slug(text: str) -> str:
@@ -84,13 +90,13 @@ def write_report(out: str | os.PathLike[str], sim: Simulation, reusability: pd.D
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
 
-    def written(path: Path) -> Path:
+    def done(path: Path) -> Path:
         if on_file is not None:
             on_file(path)
         return path
 
     found = sim.table()
-    written(write_text(folder / "found.csv", found.to_csv(index=False)))
+    done(write_text(folder / "found.csv", found.to_csv(index=False)))
     lines = ["# Pooling study", "", f"Simulated on {sim.describe()}.", "",
              "## Relevant documents found", "", render_frame(found_table(sim), "markdown", places), ""]
     lines += ["Judged documents outside the qrels (counted non-relevant):", "",
@@ -98,10 +104,11 @@ def write_report(out: str | os.PathLike[str], sim: Simulation, reusability: pd.D
     best = sim.best()
     lines += ["Most relevant documents per budget:", "", render_frame(best, "markdown", places), ""]
     if plots:
-        written(plot_budget_curves(sim, folder / "found.png"))
+        plot_budget_curves(sim, folder / "found.png")
+        done(folder / "found.png")
         lines += ["![relevant found](found.png)", ""]
     if reusability is not None:
-        written(write_text(folder / "reusability.csv", reusability.to_csv(index=False)))
+        done(write_text(folder / "reusability.csv", reusability.to_csv(index=False)))
         lines += ["## Reusability of the simulated pools", "",
                   "Rankings of all runs under qrels restricted to each pool, against the full-qrels ranking; "
                   "leave-one-team-out rank drops of the left-out teams' runs.", ""]
@@ -110,19 +117,20 @@ def write_report(out: str | os.PathLike[str], sim: Simulation, reusability: pd.D
                                                           places), ""]
             if plots:
                 name = f"tau_{_slug(measure)}.png"
-                written(plot_reusability(reusability, measure, folder / name))
+                plot_reusability(reusability, measure, folder / name)
+                done(folder / name)
                 lines += [f"![tau {measure}]({name})", ""]
     if official is not None:
         runs, summary = official
-        written(write_text(folder / "official_runs.csv", runs.to_csv(index=False)))
-        written(write_text(folder / "official_summary.csv", summary.to_csv(index=False)))
+        done(write_text(folder / "official_runs.csv", runs.to_csv(index=False)))
+        done(write_text(folder / "official_summary.csv", summary.to_csv(index=False)))
         info = runs.attrs.get("pool", {})
         lines += ["## S_d from the official runs vs all runs", "",
                   f"{info.get('official', '?')} official runs form the pool; the {info.get('additional', '?')} "
                   "others are scored against it as newcomers.", "", render_frame(summary, "markdown", places), ""]
     if incomplete is not None:
-        written(write_text(folder / "incomplete.csv", incomplete.to_csv(index=False)))
+        done(write_text(folder / "incomplete.csv", incomplete.to_csv(index=False)))
         lines += ["## Incomplete judgments", "",
                   "Per run: value (unjudged = non-relevant), judged-only value, value with the run's unjudged "
                   "documents counted relevant, and the share of its top k judged: see incomplete.csv.", ""]
-    return written(write_text(folder / "summary.md", "\n".join(lines)))
+    return done(write_text(folder / "summary.md", "\n".join(lines)))

@@ -79,5 +79,8 @@ def test_plots_write_png(tmp_path) -> None:
 
     a = plot_asl_distribution(asl_distribution(RUN, QRELS), tmp_path / "dist.png")
     b = plot_asl_differences(asl_differences(RUN, RUN.assign(score=-RUN["score"]), QRELS), tmp_path / "diff.png")
-    for path in (a, b):
+    assert a.axes[0].get_xlabel() == "per-document ASL" and b.axes[0].patches  # the figures, returned
+    for path in (tmp_path / "dist.png", tmp_path / "diff.png"):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plot_asl_distribution(asl_distribution(RUN, QRELS)) is not None  # no path: nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["diff.png", "dist.png"]

@@ -26,9 +26,9 @@ from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.progress import counter
-from ir_rarity.stats import kendall_tau_b as _tau
+from ir_rarity.stats.ties import snap
 
-__all__ = ["BAND_COLUMNS", "DEFAULT_SIZES", "synthetic_rank_curve", "system_count_robustness"]
+__all__ = ["BAND_COLUMNS", "DEFAULT_SIZES", "kendall_tau_b_rows", "synthetic_rank_curve", "system_count_robustness"]
 
 DEFAULT_SIZES: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
 """The sample sizes N of Table 3: 2, 4, ..., 64."""
@@ -38,6 +38,9 @@ BAND_PERCENTILES: tuple[float, float] = (2.5, 97.5)
 
 BAND_COLUMNS: tuple[str, str] = ("p2.5", "p97.5")
 """Columns of :func:`system_count_robustness` holding :data:`BAND_PERCENTILES` (always inside [-1, 1])."""
+
+TAU_CHUNK_ELEMENTS = 1 << 21
+"""Bound on the (trial, pair of systems) signs :func:`kendall_tau_b_rows` holds at once."""
 
 SYNTHETIC_PREFIX = "ir_rarity-synthetic-"
 """Docno prefix of the simulated documents of :func:`synthetic_rank_curve`."""
@@ -69,6 +72,12 @@ def system_count_robustness(
     ECIR 2023, reports the mean), and the central 95% band of tau over the trials: its 2.5th and 97.5th
     percentiles (``numpy.percentile``, linear interpolation). Being percentiles of values of tau, the band lies
     in [-1, 1], which mean ± one standard deviation need not.
+
+    The trials of a size are drawn first (the same draws, in the same order, as one trial at a time), then scored
+    together: :meth:`SubsetScorer.batch_scores <ir_rarity.pool.samples.SubsetScorer.batch_scores>` counts S_d of
+    a chunk of trials with one sparse product and runs the measure's kernel once per chunk; means are exact
+    (:func:`~ir_rarity.engine.aggregate.exact_means`) and taus :func:`kendall_tau_b_rows`, equal trial by trial to
+    :func:`ir_rarity.stats.kendall_tau_b`.
 
     Tau is undefined when either ranking is constant (e.g. N = 2 and the two runs tie, or every sampled run
     scores 0). Such trials give NaN, are left out of ``mean_tau`` and ``std``, and are counted in
@@ -107,11 +116,10 @@ def system_count_robustness(
     records = []
     bar = counter(len(sizes) * trials, desc=f"robustness {m}", unit="trial", enabled=progress)
     for n in sizes:
-        taus = np.empty(trials)
-        for t in range(trials):
-            picked = rng.choice(len(pool), size=n, replace=False)
-            taus[t] = _tau(exact_means(sampler.scores(m, picked)), full_means[picked])
-            bar.update()
+        picked = np.array([rng.choice(len(pool), size=n, replace=False) for _ in range(trials)])
+        values = sampler.batch_scores(m, picked, done=bar.update)
+        means = exact_means(values.reshape(trials * n, -1)).reshape(trials, n)
+        taus = kendall_tau_b_rows(means, full_means[picked])
         defined = taus[~np.isnan(taus)]
         records.append({
             "size": n,
@@ -123,6 +131,38 @@ def system_count_robustness(
         })
     bar.close()
     return pd.DataFrame.from_records(records)
+
+
+def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    r"""Kendall's tau-b of every row pair ``(a[t], b[t])``: :func:`ir_rarity.stats.kendall_tau_b` over many trials.
+
+    .. math:: \tau_b = \frac{\sum_{i<j} s^a_{ij} s^b_{ij}}{\sqrt{\sum_{i<j} |s^a_{ij}| \sum_{i<j} |s^b_{ij}|}},
+              \qquad s_{ij} = \mathrm{sign}(x_i - x_j)
+
+    (Kendall, Biometrika 1945), ties snapped row by row (:func:`ir_rarity.stats.ties.snap`). The sums are of
+    integers (exact in any order) and the rest is the same float operations, so each row's value equals
+    ``kendall_tau_b(a[t], b[t])`` exactly, NaN for a constant row included (tested).
+
+    Args:
+        a: ``(trials, N)`` scores, larger is better.
+        b: ``(trials, N)`` the other scores of the same systems.
+
+    Returns:
+        ``(trials,)`` coefficients in [-1, 1], NaN where either row is constant.
+
+    """
+    a = snap(np.asarray(a, dtype=np.float64), axis=1)
+    b = snap(np.asarray(b, dtype=np.float64), axis=1)
+    i, j = np.triu_indices(a.shape[1], k=1)
+    tau = np.empty(len(a))
+    step = max(1, TAU_CHUNK_ELEMENTS // max(len(i), 1))  # trials per block: a bounded sign matrix
+    for first in range(0, len(a), step):
+        block = slice(first, first + step)
+        sa, sb = np.sign(a[block, i] - a[block, j]), np.sign(b[block, i] - b[block, j])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau[block] = (sa * sb).sum(axis=1) / np.sqrt(np.abs(sa).sum(axis=1) * np.abs(sb).sum(axis=1))
+    tau[(a == a[:, :1]).all(axis=1) | (b == b[:, :1]).all(axis=1)] = math.nan
+    return tau
 
 
 def _band(defined: np.ndarray) -> dict[str, float]:

@@ -4,7 +4,9 @@ Both are the computational core of the robustness experiments of Türkmen, Lease
 
 * :class:`SubsetScorer` scores any sample of a pool's runs with S and S_d counted on the sample alone, as
   :meth:`Pool.subset <ir_rarity.Pool.subset>` would give them (Algorithm 1 / Table 3, Section 4.5), without
-  building a pool per sample.
+  building a pool per sample; :meth:`SubsetScorer.batch_scores` scores many samples (trials) at once, with S_d of
+  every trial of a chunk counted at once (one ``bincount``, or one sparse product; see :class:`_Batch`) and the
+  measure's kernel run once per chunk of trials.
 * :func:`newcomer_prefix_scores` scores a newcomer's top n documents, n = 1, 2, ..., and the pool's runs with that
   newcomer taking part (:math:`S + 1`, its documents counted in :math:`S_d`): the synthetic experiment of
   Section 3 / Figure 1, without re-encoding the newcomer for every n.
@@ -14,11 +16,12 @@ Every result is a per-query matrix; :mod:`ir_rarity.meta.robustness` turns them 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sparse
 from ir_measures import Measure
 
 from ir_rarity.engine.codes import sorted_lookup
@@ -30,7 +33,16 @@ from ir_rarity.engine.rows import Rows, Selection, Subrows
 from ir_rarity.errors import ParameterError
 from ir_rarity.pool.pool import Pool
 
-__all__ = ["PrefixScores", "SubsetScorer", "newcomer_prefix_scores"]
+__all__ = ["BATCHED_FAMILIES", "CHUNK_ELEMENTS", "PrefixScores", "SubsetScorer", "newcomer_prefix_scores"]
+
+BATCHED_FAMILIES: frozenset[str] = frozenset({"P_rare", "AP_rare", "nDCG_rare", "ASL"})
+"""Measure families :meth:`SubsetScorer.batch_scores` scores many trials at once: their kernels read S and the S_d of
+their own rows only. ``R_rare`` (the campaign's S_d of documents not retrieved) and ``U_novel`` (the campaign's
+reading probabilities) read what differs per trial otherwise, and are scored trial by trial."""
+
+CHUNK_ELEMENTS = 1 << 17
+"""Bound on the rows, and on the (document, trial) S_d counts, that :meth:`SubsetScorer.batch_scores` holds at once
+(chunks of trials are cut to stay below it; one trial is always scored whole)."""
 
 
 def _encoded(pool: Pool, qrels: Any) -> EncodedQrels:
@@ -61,6 +73,9 @@ class SubsetScorer:
         self.unique_keys, pair = np.unique(self.full.keys(), return_inverse=True)
         self.pair = pair.reshape(-1)
         self._relevant_rows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._incidence: dict[int | None, sparse.csc_matrix] = {}
+        self._incidence_columns: dict[tuple[int | None, Any], sparse.csc_matrix] = {}
+        self._scored_rows: dict[tuple[int, int | None], _ScoredRows] = {}
 
     def scores(self, measure: Measure, picked: Sequence[int] | np.ndarray) -> np.ndarray:
         """Per-query values ``(len(picked), n_queries)`` of the runs ``picked`` (pool positions), pooled alone.
@@ -75,12 +90,163 @@ class SubsetScorer:
             return compute(measure, self.pool.subset(names).member_rows(self.qrels))
         return compute(measure, self._rows(measure, picked))
 
+    def batch_scores(self, measure: Measure, picked: np.ndarray, done: Callable[[int], None] | None = None
+                     ) -> np.ndarray:
+        r"""Per-query values ``(trials, n, n_queries)`` of many samples: row t holds :meth:`scores` of ``picked[t]``.
+
+        Trial t pools the N runs ``picked[t]`` alone: :math:`S = N` (or the number of distinct teams among them)
+        and :math:`S^{(t)}_d = \sum_{r \in picked[t]} M_{r,d}`, M the runs x (query, document) incidence
+        matrix at the measure's depth (:math:`M_{r,d} = 1` when run r retrieves d within it). For a chunk of
+        trials that is the trials x pairs matrix :math:`X M`, X the trials x runs selection matrix, restricted
+        to the pairs the scored rows hold: one ``bincount`` of the chunk's own rows when they hold every row of
+        those pairs within the depth (measures scoring relevant rows, S_d counted within the cutoff), else one
+        sparse product. The chunk's samples are stacked as ``trials * N`` runs (run ``t * N + i`` is
+        ``picked[t, i]``) and the measure's kernel runs once on them. Measures that score relevant rows only
+        (``P_rare``, ``AP_rare``, ``nDCG_rare``) read no row past their cutoff, so only the rows within it are
+        gathered. Kernels work cell by cell (one run, one query) and every cell's rows
+        and S_d are those :meth:`scores` reads, so the values are equal to it, to the last bit (tested).
+
+        Families outside :data:`BATCHED_FAMILIES` are scored trial by trial with :meth:`scores`.
+
+        Args:
+            measure: An ir_rarity measure (object).
+            picked: ``(trials, N)`` pool positions, one sample per row (N distinct runs each).
+            done: Called with the number of trials scored after each chunk (a progress bar's ``update``).
+
+        Raises:
+            ParameterError: ``picked`` is not 2-D, or the measure is not one of ir_rarity's or a parameter is
+                out of range.
+
+        """
+        picked = np.asarray(picked, dtype=np.int64)
+        if picked.ndim != 2:
+            raise ParameterError(f"picked must be a trials x N array of pool positions, got shape {picked.shape}")
+        trials, n = picked.shape
+        out = np.empty((trials, n, len(self.qrels.query_ids)))
+        batched = str(getattr(measure, "NAME", "")) in BATCHED_FAMILIES
+        for chunk in (self._chunks(measure, picked) if batched else (slice(t, t + 1) for t in range(trials))):
+            if batched:
+                rows = self._batch_rows(measure, picked[chunk])
+                out[chunk] = compute(measure, rows).reshape(-1, n, out.shape[2])
+                rows.release()
+            else:
+                out[chunk] = self.scores(measure, picked[chunk][0])[None]
+            if done is not None:
+                done(len(range(*chunk.indices(trials))))
+        return out
+
+    def _chunks(self, measure: Measure, picked: np.ndarray) -> Iterator[slice]:
+        """Consecutive trials in chunks of at most :data:`CHUNK_ELEMENTS` rows and S_d counts (one trial at least)."""
+        if self._relevant_only(measure):
+            scored = self._scored(measure)
+            rows_per_trial = (scored.end - scored.start)[picked].sum(axis=1)
+            columns = len(scored.columns)
+        else:
+            rows_per_trial = (self.end - self.start)[picked].sum(axis=1)
+            columns = len(self.unique_keys)
+        size = max(1, CHUNK_ELEMENTS // max(int(rows_per_trial.max(initial=0)), columns, 1))
+        for first in range(0, len(picked), size):
+            yield slice(first, first + size)
+
+    @staticmethod
+    def _relevant_only(measure: Measure) -> bool:
+        """Whether the measure scores relevant rows only (S_d still counts all the sample's rows)."""
+        return bool(getattr(measure, "RELEVANT_ROWS_ONLY", False) and not measure["judged_only"])
+
+    def _scored(self, measure: Measure) -> _ScoredRows:
+        """The pool's rows a batched relevant-rows measure reads: relevant at its ``rel``, ranked within its cutoff.
+
+        The kernels of :data:`BATCHED_FAMILIES` read no row past the cutoff (``_cut`` drops them first), so
+        leaving them out changes no value and saves gathering them for every trial.
+        """
+        key = (measure["rel"], measure["cutoff"])
+        if key not in self._scored_rows:
+            cutoff = measure["cutoff"]
+            relevant = self.full.relevant(measure["rel"])
+            chosen = np.flatnonzero(relevant if cutoff is None else relevant & (self.full.rank < cutoff))
+            runs, run_of = np.arange(len(self.pool)), self.full.run[chosen]
+            columns, column = np.unique(self.pair[chosen], return_inverse=True)
+            self._scored_rows[key] = _ScoredRows(chosen, np.searchsorted(run_of, runs, side="left"),
+                                                 np.searchsorted(run_of, runs, side="right"), self.full.query[chosen],
+                                                 self.full.rank[chosen], columns, column.reshape(-1), key)
+        return self._scored_rows[key]
+
+    def _batch_rows(self, measure: Measure, picked: np.ndarray) -> Rows:
+        """The rows of the trials ``picked`` (``trials x N``), stacked as ``trials * N`` runs, counted per trial."""
+        full, n = self.full, picked.shape[1]
+        flat = picked.reshape(-1)
+        if self._relevant_only(measure):
+            scored = self._scored(measure)
+            lengths = (scored.end - scored.start)[flat]
+            index = _rows_of(scored.start, scored.end, flat)
+            kept, query, rank = scored.chosen[index], scored.query[index], scored.rank[index]
+            pairs, column, key, whole = scored.columns, scored.column[index], scored.key, measure["cutoff"]
+        else:
+            lengths = (self.end - self.start)[flat]
+            kept = _rows_of(self.start, self.end, flat)
+            query, rank = full.query[kept], full.rank[kept]
+            pairs, column = np.unique(self.pair[kept], return_inverse=True)
+            column, key, whole = column.reshape(-1), None, None
+        run = np.repeat(np.arange(len(flat)), lengths)
+        trial = np.repeat(np.arange(len(picked)), lengths.reshape(-1, n).sum(axis=1))
+        cell = trial * len(pairs) + column  # position of each row's count in the trials x pairs S_d matrix
+        source = _Batch(self, kept, picked, _Columns(pairs, cell, key, rank, whole))
+        return Rows(run=run, query=query, rank=rank, present=full.present[flat], n_runs=len(flat), qrels=self.qrels,
+                    source=source)
+
+    def systems(self, picked: np.ndarray) -> np.ndarray:
+        """S of each sample (row of ``picked``): its number of runs, or of distinct teams for a pool with teams."""
+        if not self.pool.encoded.by_team:
+            return np.full(len(picked), float(picked.shape[1]))
+        codes = np.sort(np.asarray(self.pool.encoded.system)[picked], axis=1)
+        return 1.0 + (np.diff(codes, axis=1) != 0).sum(axis=1)
+
+    def sample_counts(self, depth: int | None, picked: np.ndarray, pairs: np.ndarray, key: Any = None
+                      ) -> np.ndarray:
+        r"""S_d at ``depth`` of the pair ids ``pairs`` in each sample (row of ``picked``): ``(trials, len(pairs))``.
+
+        :math:`C = X M_{\cdot,D}`, M the runs x pairs incidence matrix at ``depth`` restricted to the
+        pairs D, X the trials x runs selection matrix (:math:`X_{t,r} = 1` when run r is in sample t); the sums
+        are of small integers, exact in floats. A pool with teams counts, per team, whether any of its sampled
+        runs retrieves the document. ``key`` names ``pairs`` when they are asked for again (the column slice of M
+        is then kept).
+        """
+        incidence = self._columns_of(depth, pairs, key)
+        selection = np.zeros((len(picked), len(self.pool)))
+        selection[np.arange(len(picked))[:, None], picked] = 1.0
+        if not self.pool.encoded.by_team:
+            return np.ascontiguousarray(np.asarray(incidence.T @ selection.T).T)
+        system = np.asarray(self.pool.encoded.system)
+        counts = np.zeros((len(pairs), len(picked)))
+        for team in np.unique(system[picked]):
+            members = np.flatnonzero(system == team)
+            counts += np.asarray(incidence[members].T @ selection[:, members].T) > 0
+        return np.ascontiguousarray(counts.T)
+
+    def _columns_of(self, depth: int | None, pairs: np.ndarray, key: Any) -> sparse.csc_matrix:
+        """Columns ``pairs`` of M at ``depth`` (kept under ``(depth, key)`` unless ``key`` is None)."""
+        if key is None:
+            return self._incidence_matrix(depth)[:, pairs]
+        if (depth, key) not in self._incidence_columns:
+            self._incidence_columns[(depth, key)] = self._incidence_matrix(depth)[:, pairs]
+        return self._incidence_columns[(depth, key)]
+
+    def _incidence_matrix(self, depth: int | None) -> sparse.csc_matrix:
+        """M at ``depth``: pool runs x pair ids, the number of the run's rows of that pair within ``depth``."""
+        if depth not in self._incidence:
+            full = self.full
+            within = slice(None) if depth is None else full.rank < depth
+            run, pair = full.run[within], self.pair[within]
+            self._incidence[depth] = sparse.csc_matrix((np.ones(len(run)), (run, pair)),
+                                                       shape=(len(self.pool), len(self.unique_keys)))
+        return self._incidence[depth]
+
     def _rows(self, measure: Measure, picked: np.ndarray) -> Rows:
         full, n = self.full, len(picked)
         sample = _rows_of(self.start, self.end, picked)
         sample_run = np.repeat(np.arange(n), self.end[picked] - self.start[picked])
         # Measures that score relevant rows only see the sample's relevant rows (S_d still counts all its rows).
-        if getattr(measure, "RELEVANT_ROWS_ONLY", False) and not measure["judged_only"]:
+        if self._relevant_only(measure):
             chosen, start, end = self._relevant(measure["rel"])
             kept = chosen[_rows_of(start, end, picked)]
             run = np.repeat(np.arange(n), end[picked] - start[picked])
@@ -144,6 +310,89 @@ class _Sample(Subrows):
         keys, sums = probability_table(full.keys(self.sample), full.rank[self.sample], self.sample_run,
                                        full.query[self.sample], cutoff)
         return keys, sums, self.n_runs, np.ones(self.n_runs, dtype=bool)
+
+
+class _ScoredRows(NamedTuple):
+    """The pool's rows a batched measure scores (:meth:`SubsetScorer._scored`), and the pairs they hold."""
+
+    chosen: np.ndarray
+    """Row numbers in the pool's rows, sorted (so by run)."""
+    start: np.ndarray
+    """Each pool run's first position in ``chosen``."""
+    end: np.ndarray
+    """Each pool run's past-last position in ``chosen``."""
+    query: np.ndarray
+    """Query position of each chosen row."""
+    rank: np.ndarray
+    """Rank of each chosen row."""
+    columns: np.ndarray
+    """The distinct pair ids of those rows, sorted."""
+    column: np.ndarray
+    """Position in ``columns`` of each chosen row's pair."""
+    key: tuple[int, int | None]
+    """``(rel, cutoff)``: names ``columns`` for :meth:`SubsetScorer.sample_counts`."""
+
+
+class _Columns(NamedTuple):
+    """The pair ids a batch's rows hold, where each row's S_d is in the trials x pairs counts, and their name."""
+
+    pairs: np.ndarray
+    """Pair ids (columns of the counts)."""
+    cell: np.ndarray
+    """``trial * len(pairs) + position of the row's pair in pairs``: each row's entry of the raveled counts."""
+    key: Any
+    """Names ``pairs`` for :meth:`SubsetScorer.sample_counts` (None: not kept)."""
+    rank: np.ndarray
+    """Rank of each row."""
+    whole: int | None
+    """The rows hold every row of the sampled runs with one of ``pairs`` ranked above this (None: at any rank)."""
+
+    def counted_by_rows(self, depth: int | None) -> bool:
+        """Whether S_d at ``depth`` of ``pairs`` in a trial is the number of the trial's rows of the pair within it."""
+        return self.whole is None or (depth is not None and depth <= self.whole)
+
+
+class _Batch(Subrows):
+    """Rows ``kept`` of the pool for many trials stacked as runs, S_d of each row counted in its trial's sample.
+
+    ``picked`` are the trials' samples (``trials x N`` pool positions) and ``columns`` the pairs the rows hold and
+    where each row's S_d is among the trials' counts. S of stacked run ``t * N + i`` is S of trial t.
+    """
+
+    def __init__(self, scorer: SubsetScorer, kept: np.ndarray, picked: np.ndarray, columns: _Columns) -> None:
+        super().__init__(scorer.full, kept)
+        self.scorer, self.picked, self.columns = scorer, picked, columns
+        self.num_systems = np.repeat(scorer.systems(picked), picked.shape[1])
+        self.counts: dict[int | None, np.ndarray] = {}
+
+    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
+        """S_d counted in each row's trial (one product per depth for the whole batch); S of each stacked run."""
+        if depth not in self.counts:
+            self.counts[depth] = self._counts(depth)
+        cell = self.columns.cell if rows is None else self.columns.cell[rows]
+        return self.counts[depth][cell], self.num_systems
+
+    def _counts(self, depth: int | None) -> np.ndarray:
+        """The trials x pairs S_d at ``depth``, raveled (as ``columns.cell`` indexes it).
+
+        When the rows hold every row of the sampled runs of those pairs within ``depth`` (whole rankings, or
+        relevant pairs with ``depth`` up to the cutoff the rows were cut at: a pair is relevant or not whoever
+        retrieves it), S_d is one ``bincount`` of the rows' cells; otherwise (a deeper depth, a pool with teams)
+        the sparse product of :meth:`SubsetScorer.sample_counts`.
+        """
+        columns = self.columns
+        if columns.counted_by_rows(depth) and not self.scorer.pool.encoded.by_team:
+            within = columns.cell if depth is None else columns.cell[columns.rank < depth]
+            return np.bincount(within, minlength=len(self.picked) * len(columns.pairs)).astype(np.float64)
+        return self.scorer.sample_counts(depth, self.picked, columns.pairs, columns.key).reshape(-1)
+
+    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """Not one campaign: each trial has its own (families reading it are not batched)."""
+        raise ParameterError("stacked trials have one campaign each; score this measure trial by trial")
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """Not one campaign: each trial has its own (families reading it are not batched)."""
+        raise ParameterError("stacked trials have one campaign each; score this measure trial by trial")
 
 
 class PrefixScores(NamedTuple):

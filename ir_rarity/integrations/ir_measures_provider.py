@@ -6,7 +6,8 @@ rarity measures next to the standard ones. The campaign is the one active (``wit
 evaluated; with none active (e.g. the stock ``ir_measures`` command), the measure's ``pool`` parameter
 (``P_rare(pool='runs/*.gz')@100``) or else the ``IR_RARITY_POOL`` environment variable names it (run files, a
 folder, a glob, a saved ``.npz`` pool or a ``.parquet`` count table: :func:`ir_rarity.pool.resolve.resolve_campaign`),
-resolved once per process and path. Each run is scored through the one door
+resolved once per process and path; the S_d the rarity-weighted measures need is counted once per machine and kept
+in a disk cache (:mod:`ir_rarity.pool.cache`). Each run is scored through the one door
 (:func:`ir_rarity.scoring.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
 read once per evaluator and encoded once per campaign.
 """
@@ -42,19 +43,25 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
 
     In this order: the one named by the measure's own ``pool`` parameter; else the active one (``with pool:``);
     else the ``IR_RARITY_POOL`` environment variable (named pools are resolved by
-    :func:`~ir_rarity.pool.resolve.resolve_campaign`, once per process and path).
+    :func:`~ir_rarity.pool.resolve.resolve_campaign`, once per process and path). For a measure that needs S_d
+    alone (:func:`~ir_rarity.pool.resolve.counts_depth`), a named campaign is its count table at the measure's
+    depth, counted once and then read from the disk cache (:mod:`ir_rarity.pool.cache`): the same values,
+    without reading the campaign's runs on every call.
 
     Raises:
         NoActivePoolError: no active pool, no ``pool`` parameter and no ``IR_RARITY_POOL``.
 
     """
-    from ir_rarity.pool.resolve import resolve_campaign
+    from ir_rarity.pool.resolve import counts_depth, resolve_campaign
     from ir_rarity.scoring import measure_pool
 
     spec: Any = measure_pool(measure) or active_pool() or os.environ.get(POOL_ENV) or None
     if spec is None:
         return require_pool(str(measure))
-    return resolve_campaign(spec)
+    if not isinstance(spec, str):  # the active campaign
+        return resolve_campaign(spec)
+    counts, depth = counts_depth(measure)
+    return resolve_campaign(spec, counts=counts, depth=depth)
 
 
 class RarityEvaluator(Evaluator):

@@ -42,7 +42,14 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
-from ir_rarity.engine.codes import ScorePrecision, check_precision, decode_keys, pair_keys, sorted_lookup
+from ir_rarity.engine.codes import (
+    KEY_SHIFT,
+    ScorePrecision,
+    check_precision,
+    decode_keys,
+    pair_keys,
+    sorted_lookup,
+)
 from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
@@ -138,13 +145,73 @@ class CountTable:
         return cls(pool.counts(depth), pool.num_systems, depth, pool.info().systems, members=members,
                    n_runs=len(pool), scores=pool.scores)
 
+    @classmethod
+    def from_codes(cls, queries: pd.Index, docs: pd.Index, keys: np.ndarray, counts: np.ndarray, num_systems: int,
+                   depth: int | None, systems: str = "runs", members: Fingerprints | None = None,
+                   n_runs: int | None = None, origin: Origin | None = None, scores: ScorePrecision = "float32"
+                   ) -> CountTable:
+        """A table from counts already encoded (e.g. those a saved pool stores), checked without re-encoding.
+
+        Args:
+            queries: The sorted, unique query-id vocabulary.
+            docs: The sorted, unique docno vocabulary.
+            keys: Pair keys (:func:`~ir_rarity.engine.codes.pair_keys` in these vocabularies), sorted and unique.
+            counts: S_d of each key, in [1, S].
+            num_systems: S.
+            depth: The depth S_d was counted at (None: whole runs).
+            systems: ``"runs"`` or ``"teams"``.
+            members: The members' fingerprints at ``depth``.
+            n_runs: The number of runs counted.
+            origin: Where the counts come from.
+            scores: How the members' rankings were ordered.
+
+        Raises:
+            InputError: an invariant broken (named in the message), as :class:`CountTable` checks its frame.
+
+        """
+        if isinstance(num_systems, bool) or not isinstance(num_systems, (int, np.integer)) or num_systems < 1:
+            raise InputError(f"num_systems must be an integer >= 1, got {num_systems!r}")
+        if systems not in ("runs", "teams"):
+            raise InputError(f"systems must be 'runs' or 'teams', got {systems!r}")
+        for what, index in (("query ids", queries), ("docnos", docs)):
+            if not (index.is_monotonic_increasing and index.is_unique):
+                raise InputError(f"the {what} vocabulary is not sorted and unique")
+        keys, counts = np.asarray(keys), np.asarray(counts)
+        if keys.dtype != np.int64 or counts.dtype.kind not in "iu" or keys.shape != counts.shape or keys.ndim != 1:
+            raise InputError("count keys and S_d must be one-dimensional integer arrays of one length")
+        if len(keys) and ((np.diff(keys) <= 0).any() or keys[0] < 0
+                          or (keys[-1] >> KEY_SHIFT) >= len(queries)
+                          or ((keys & ((1 << KEY_SHIFT) - 1)) >= len(docs)).any()):
+            raise InputError("count keys are not sorted, unique pairs of the vocabularies")
+        if len(counts) and (counts.min() < 1 or counts.max() > num_systems):
+            raise InputError(f"S_d must be whole numbers in [1, S = {num_systems}]")
+        table = cls.__new__(cls)
+        table._queries, table._docs = queries, docs
+        table._keys, table._counts = keys, counts.astype(np.int64)
+        table.depth = check_depth(depth, allow_none=True)
+        table.num_systems, table.systems = int(num_systems), systems
+        table.members = {str(k): (int(v[0]), int(v[1])) for k, v in (members or {}).items()}
+        table.assume_members, table.origin = None, origin
+        table.scores = check_precision(scores)
+        table.n_runs = n_runs if n_runs is not None else (len(table.members) or None)
+        table._warned = False
+        _check_systems(table.num_systems, systems, table.n_runs, table.members, int(table._counts.sum()))
+        return table
+
     def to_frame(self) -> pd.DataFrame:
         """The table as ``query_id, doc_id, S_d`` (sorted by query id, then docno)."""
         query, doc = decode_keys(self._queries, self._docs, self._keys)
         return pd.DataFrame({"query_id": query, "doc_id": doc, "S_d": self._counts})
 
-    def to_parquet(self, path: str | os.PathLike[str]) -> None:
-        """Write the table as parquet with the documented schema and metadata, atomically."""
+    def to_parquet(self, path: str | os.PathLike[str], extra: Mapping[str, str] | None = None) -> None:
+        """Write the table as parquet with the documented schema and metadata, atomically.
+
+        Args:
+            path: The file to write (replaced only once the new one is complete).
+            extra: More metadata, stored as ``ir_rarity.<key>`` (e.g. the disk cache's key, checked on load with
+                ``expect=`` of :meth:`read_parquet`).
+
+        """
         pa, pq = _pyarrow()
         table = pa.Table.from_pandas(self.to_frame(), preserve_index=False, schema=pa.schema(
             [("query_id", pa.string()), ("doc_id", pa.string()), ("S_d", pa.int64())]))
@@ -156,21 +223,32 @@ class CountTable:
             meta[f"{_META}runs"] = str(self.n_runs)
         if self.scores != "float32":
             meta[f"{_META}scores"] = self.scores
+        meta.update({f"{_META}{k}": v for k, v in (extra or {}).items()})
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **{k.encode(): v.encode()
                                                                                   for k, v in meta.items()}})
         write_with(path, lambda tmp: pq.write_table(table, tmp))
 
     @classmethod
-    def read_parquet(cls, path: str | os.PathLike[str], assume_members: bool | None = None) -> CountTable:
+    def read_parquet(cls, path: str | os.PathLike[str], assume_members: bool | None = None, *,
+                     expect: Mapping[str, str] | None = None, origin: Origin | None = None) -> CountTable:
         """Load a table written by :meth:`to_parquet` (or by any tool following the schema).
 
+        Args:
+            path: The parquet file.
+            assume_members: See :class:`CountTable`.
+            expect: Metadata the file must hold (``ir_rarity.<key>`` = value, as written with ``extra=``), checked
+                before the rows are read.
+            origin: Where the table's counts come from (default: this file, read as a count table).
+
         Raises:
-            InputError: not a parquet file, or not of the documented schema and metadata.
+            InputError: not a parquet file, not of the documented schema and metadata, or not holding ``expect``.
         """
         pa, pq = _pyarrow()
         source = os.fspath(path)
         try:
-            _check_declared_size(pq.ParquetFile(source).metadata, os.path.getsize(source), source)
+            footer = pq.ParquetFile(source).metadata
+            _check_declared_size(footer, os.path.getsize(source), source)
+            _check_expected(footer.metadata or {}, expect or {}, source)
             table = pq.read_table(source)
         except (OSError, pa.ArrowException) as e:
             raise InputError(f"cannot be read as parquet ({type(e).__name__})", source) from None
@@ -189,7 +267,8 @@ class CountTable:
             raise InputError("bad ir_rarity metadata (num_systems, depth, runs or members)", source) from None
         try:
             return cls(table.to_pandas(), num_systems, depth, meta.get(f"{_META}systems", "runs"), assume_members,
-                       members=members, n_runs=n_runs, origin=origin_of([Path(source)], "counts"),
+                       members=members, n_runs=n_runs,
+                       origin=origin if origin is not None else origin_of([Path(source)], "counts"),
                        scores=meta.get(f"{_META}scores", "float32"))
         except (InputError, ParameterError) as e:
             raise InputError(str(e), source) from None
@@ -301,6 +380,14 @@ def _check_declared_size(metadata: Any, size: int, source: str) -> None:
     if declared > MAX_EXPANSION * size + EXPANSION_ALLOWANCE:
         raise InputError(f"count table declares {declared:,} bytes of data in {size:,} bytes (more than "
                          f"{MAX_EXPANSION} times its size)", source)
+
+
+def _check_expected(metadata: Mapping[bytes, bytes], expect: Mapping[str, str], source: str) -> None:
+    """Refuse a file whose ``ir_rarity.<key>`` metadata differ from ``expect`` (before its rows are read)."""
+    for key, value in expect.items():
+        found = metadata.get(f"{_META}{key}".encode())
+        if found != value.encode():
+            raise InputError(f"count table metadata {_META}{key} is not {value!r}", source)
 
 
 def _check_systems(num_systems: int, systems: str, n_runs: int | None, members: Fingerprints, total: int) -> None:

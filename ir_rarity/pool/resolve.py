@@ -7,13 +7,17 @@ the ``IR_RARITY_POOL`` environment variable and ``ir_rarity.Experiment(pool=...)
 * a :class:`~ir_rarity.Pool` or :class:`~ir_rarity.CountTable` (returned as it is);
 * a dict of runs (``name -> run``);
 * run files, folders, globs, multi-run files, or a list of them (read as :meth:`Pool.from_runs` reads them);
-* a saved pool (the ``.npz`` of :meth:`Pool.save`), recognised by its content (a zip archive);
+* a saved pool (the ``.npz`` of :meth:`Pool.save`), recognised by its content (a zip archive); asked for counts
+  only, the counts it stores (:func:`~ir_rarity.pool.storage.load_counts`) are read without its rows;
 * a count table (the ``.parquet`` of :meth:`CountTable.to_parquet` and ``ir-rarity pool --out``), recognised by
   its content (parquet's ``PAR1`` magic bytes).
 
 Files are listed once, here, and the list is handed to the reader. They are resolved once per process: a second
 request for the same files, unchanged (:func:`~ir_rarity.pool.sources.file_signature`), returns the same
-campaign. Each campaign read from files records where it came from (its ``origin``), which is how a measure's
+campaign. Asked for counts only (``counts=True``, as the ir_measures provider asks for measures that need S_d
+alone), run files and saved pools are counted once per machine: the :class:`CountTable` at the depth asked is
+kept in the disk cache of :mod:`ir_rarity.pool.cache` and read from there by later processes. Each campaign read
+from files records where it came from (its ``origin``), which is how a measure's
 own ``pool=`` is checked against the campaign it is evaluated against.
 """
 
@@ -25,21 +29,26 @@ from pathlib import Path
 from typing import Any
 
 from ir_rarity.engine.codes import ScorePrecision, check_precision
+from ir_rarity.engine.compute import s_d_depth
 from ir_rarity.engine.contract import Campaign
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.measures.base import RarityWeightedMeasure
+from ir_rarity.pool.cache import cached_counts
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.sources import file_kind, file_signature, path_specs, run_files
+from ir_rarity.pool.sources import file_kind, file_signature, origin_of, path_specs, run_files
+from ir_rarity.pool.storage import load_counts
 
-__all__ = ["clear_cache", "resolve_campaign"]
+__all__ = ["clear_cache", "counts_depth", "resolve_campaign"]
 
 _CACHE: dict[tuple[Any, ...], Campaign] = {}
 
 
 def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "error", keep_depth: int | None = None,
                      split_by_tag: bool | None = None, progress: bool | None = None, cache: bool = True,
-                     scores: ScorePrecision | None = None) -> Campaign:
+                     scores: ScorePrecision | None = None, counts: bool = False, depth: int | None = None
+                     ) -> Campaign:
     """The campaign ``spec`` names (see the module docstring).
 
     Args:
@@ -53,6 +62,10 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         scores: How scores are compared in trec_eval order (:data:`~ir_rarity.engine.codes.ScorePrecision`): runs
             are pooled so (None: ``"float32"``); a built, saved or counted campaign must have been ordered so
             (None: as it was).
+        counts: For run files and a saved pool: the campaign's :class:`CountTable` at ``depth`` (S_d and the
+            members' fingerprints, enough for measures that need S_d alone: :func:`counts_depth`), read from the
+            disk cache (:mod:`ir_rarity.pool.cache`) or counted once and cached there. Equal values, much faster.
+        depth: With ``counts``: the depth S_d is counted at (None: whole runs).
 
     Raises:
         InputError: nothing at the path, an unreadable file, a saved pool or count table mixed with run files,
@@ -75,12 +88,16 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
                          "saved pool (.npz), a count table (.parquet), a dict of runs or a Pool")
     files = run_files(specs)
     kind = _kind_of(files, teams)
+    counted = counts and kind != "counts"
     key = (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag,
-           precision if kind == "runs" else None)
+           precision if kind == "runs" else None, ("counts", depth) if counted else None)
     if cache and key in _CACHE:
         return _same_precision(_CACHE[key], precision)
     campaign: Campaign
-    if kind == "pool":
+    if counted:
+        campaign = _counted(spec, files, kind, depth, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
+                            split_by_tag=split_by_tag, progress=progress, precision=precision)
+    elif kind == "pool":
         campaign = Pool.load(files[0])
     elif kind == "counts":
         campaign = CountTable.read_parquet(files[0])
@@ -90,6 +107,55 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
     if cache:
         _CACHE[key] = campaign
     return _same_precision(campaign, precision)
+
+
+def counts_depth(measure: Any) -> tuple[bool, int | None]:
+    """Whether ``measure`` needs S_d alone (a count table will do), and the depth it counts S_d at.
+
+    The rarity-weighted measures (``P_rare``, ``AP_rare``, ``nDCG_rare``, ``R_rare``) read S_d and S only; others
+    (``U_novel``) need the campaign's runs.
+    """
+    if isinstance(measure, RarityWeightedMeasure):
+        return True, s_d_depth(measure)
+    return False, None
+
+
+def _counted(spec: Any, files: list[Path], kind: str, depth: int | None, *, teams: Any, duplicates: Duplicates,
+             keep_depth: int | None, split_by_tag: bool | None, progress: bool | None,
+             precision: ScorePrecision | None) -> CountTable:
+    """The count table of run files or a saved pool at ``depth``, through the disk cache."""
+    def count() -> CountTable:
+        pool = (Pool.load(files[0]) if kind == "pool" else
+                Pool.from_runs(files, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
+                               split_by_tag=split_by_tag, progress=progress, scores=precision or "float32"))
+        return CountTable.from_pool(_same_precision(pool, precision), depth)
+
+    if kind == "pool":
+        stored = _stored_table(files, depth, precision)
+        if stored is not None:
+            return stored
+    options: dict[str, Any] = {"scores": precision if kind == "pool" else precision or "float32"}
+    if kind == "runs":
+        options.update(teams=teams, duplicates=duplicates, keep_depth=keep_depth, split_by_tag=split_by_tag)
+    what = spec if isinstance(spec, (str, os.PathLike)) else f"{files[0]} and {len(files) - 1} more"
+    return cached_counts(origin_of(files, kind), depth, count, what=os.fspath(what), **options)
+
+
+def _stored_table(files: list[Path], depth: int | None, precision: ScorePrecision | None) -> CountTable | None:
+    """The count table a saved pool stores at ``depth`` (format version 2), or None if it stores none there."""
+    source = os.fspath(files[0])
+    stored = load_counts(source, depth)
+    if stored is None:
+        return None
+    members = {name: (int(n), int(h)) for name, n, h in zip(stored.names, stored.sizes, stored.sums, strict=True)}
+    try:
+        table = CountTable.from_codes(stored.queries, stored.docs, stored.keys, stored.counts, stored.num_systems,
+                                      depth, stored.systems, members=members, n_runs=len(stored.names),
+                                      origin=origin_of(files, "pool"), scores=stored.scores)
+    except InputError as e:
+        raise InputError(f"invalid pool file: {e}", source) from None
+    _same_precision(table, precision)
+    return table
 
 
 def _same_precision(campaign: Campaign, scores: ScorePrecision | None) -> Campaign:

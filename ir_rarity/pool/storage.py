@@ -12,6 +12,14 @@ vectorized O(rows) passes (:func:`check_invariants`): a file with a valid checks
 below the systems its runs name, unsorted vocabularies, ranks that do not count 0, 1, 2, ..., a document twice
 in a ranking) is refused with one line naming the file and the invariant, never scored. Loading never executes
 code either way. Files are written atomically (:mod:`ir_rarity.io.files`).
+
+Format version 2 also stores the campaign's S_d and its members' fingerprints at a few depths
+(:data:`COUNT_DEPTHS`, and whole runs), so that a measure needing S_d alone reads only those
+(:func:`load_counts`: the header, the names, the vocabularies and the counts at one depth) instead of loading
+every row and counting again. The header then lists, per depth, which arrays hold its counts, and a SHA-256 of
+each array, so that what is read alone is checked alone; the counts read are checked as any count table's are
+(sorted, unique keys in the vocabularies, S_d in [1, S], their sum against the members' rows). Version 1 files
+(no counts) load as before; :func:`load_counts` then returns None and the counts are counted from the rows.
 """
 
 from __future__ import annotations
@@ -19,22 +27,35 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.codes import SCORE_PRECISIONS, ScorePrecision
+from ir_rarity.engine.runs import content_hashes, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION, short
+from ir_rarity.pool.build import key_index
 from ir_rarity.pool.encoded import EncodedRuns
 
-__all__ = ["FORMAT", "VERSION", "check_invariants", "load_runs", "save_runs"]
+__all__ = ["COUNT_DEPTHS", "FORMAT", "VERSION", "StoredCounts", "check_invariants", "load_counts", "load_runs",
+           "save_runs"]
 
 FORMAT = "ir_rarity.pool"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)
+"""Format versions this ir_rarity reads: 1 (runs only) and 2 (runs, and counts at :data:`COUNT_DEPTHS`)."""
+
+COUNT_DEPTHS: tuple[int | None, ...] = (5, 10, 20, 100, 1000, None)
+"""Depths a saved pool stores S_d and fingerprints at (None: whole runs), the usual cutoffs of TREC measures."""
+
+_COUNT_PARTS = ("keys", "sd", "sizes", "sums")
 
 # Array names in the file (format version 1) -> fields of EncodedRuns. "groups" holds the system code of each run.
 _NUMERIC = {"run": "run", "query": "query", "doc": "doc", "score": "score", "rank": "rank", "groups": "system"}
@@ -72,18 +93,24 @@ def _arrays_of(encoded: EncodedRuns) -> dict[str, np.ndarray]:
     return arrays
 
 
-def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str]) -> None:
+def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str],
+              counts_at: Sequence[int | None] = COUNT_DEPTHS) -> None:
     """Write ``encoded`` to ``path`` (an ``.npz`` archive without pickles), atomically.
 
     Args:
         encoded: The campaign's encoded runs (``Pool.encoded``).
         path: The file to write; its folder is created if needed. An existing file is replaced only once the new
             one is complete.
+        counts_at: Depths to store S_d and the members' fingerprints at (None: whole runs), read by
+            :func:`load_counts`. A depth at or past the longest ranking shares the whole runs' arrays.
 
     """
     arrays = _arrays_of(encoded)
+    counts = _count_arrays(encoded, counts_at)
+    arrays.update(counts[1])
     header = {"format": FORMAT, "version": VERSION, "sha256": _digest(arrays), "scores": encoded.scores,
-              "arrays": {k: [v.dtype.str, list(v.shape)] for k, v in sorted(arrays.items())}}
+              "arrays": {k: [v.dtype.str, list(v.shape)] for k, v in sorted(arrays.items())},
+              "counts": counts[0], "digests": {k: _digest({k: v}) for k, v in sorted(arrays.items())}}
     arrays[_HEADER] = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8).copy()
 
     def write(tmp: os.PathLike[str]) -> None:
@@ -91,6 +118,40 @@ def save_runs(encoded: EncodedRuns, path: str | os.PathLike[str]) -> None:
             np.savez(f, **cast("dict[str, Any]", arrays))
 
     write_with(path, write)
+
+
+def _count_arrays(e: EncodedRuns, depths: Sequence[int | None]
+                  ) -> tuple[list[list[Any]], dict[str, np.ndarray]]:
+    """The counts at ``depths`` as arrays, and the header's list of ``[depth, prefix of its arrays]``.
+
+    S_d of a pair is the number of distinct systems with a row of it within the depth (rows, when S counts runs:
+    a run lists a document once per query), as :meth:`Pool.counts <ir_rarity.Pool.counts>` counts it.
+    """
+    longest = int(e.rank.max()) + 1 if e.n_rows else 0
+    wanted = sorted({None if d is None or d >= longest else int(d) for d in depths}, key=lambda d: (d is None, d))
+    if not wanted:
+        return [], {}
+    key_code, unique_keys = key_index(e.query, e.doc, len(e.queries), len(e.docs))
+    row_hash = content_hashes(string_hashes(e.queries)[e.query], string_hashes(e.docs)[e.doc], e.rank)
+    listed: list[list[Any]] = []
+    arrays: dict[str, np.ndarray] = {}
+    for i, depth in enumerate(wanted):
+        within = slice(None) if depth is None else e.rank < depth
+        codes = key_code[within]
+        if e.by_team:
+            systems = e.system[e.run[within]].astype(np.int64)
+            codes = pd.unique(codes.astype(np.int64) * e.num_systems + systems) // e.num_systems
+        counts = np.bincount(codes, minlength=len(unique_keys))
+        present = counts > 0
+        sizes, sums = run_fingerprints(e.run, e.rank, row_hash, len(e.names), depth)
+        prefix = f"counts{i}"
+        arrays.update({f"{prefix}_keys": unique_keys[present].astype(np.int64),
+                       f"{prefix}_sd": counts[present].astype(np.int32),
+                       f"{prefix}_sizes": sizes.astype(np.int64), f"{prefix}_sums": sums.astype(np.uint64)})
+        listed.append([depth, prefix])
+    listed += [[d, dict((k, p) for k, p in listed)[None if d is None or d >= longest else int(d)]]
+               for d in depths if d is not None and d >= longest]
+    return listed, arrays
 
 
 def _check_members(path: str) -> None:
@@ -159,7 +220,47 @@ def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
     """
     source = os.fspath(path)
     arrays = _read_arrays(source)
-    raw_header = arrays.pop(_HEADER, None)
+    header = _parse_header(arrays.pop(_HEADER, None), source)
+    expected = set(_NUMERIC) | {f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")}
+    counted = set(arrays) - expected
+    if not expected <= set(arrays) or counted != {f"{p}_{part}" for p in _count_prefixes(header, source)
+                                                  for part in _COUNT_PARTS}:
+        raise InputError("damaged pool file (unexpected arrays)", source)
+    if _digest(arrays) != header.get("sha256"):
+        raise InputError("damaged pool file: its SHA-256 checksum does not match (changed or corrupted)", source)
+    scores = header.get("scores", "float32")  # files written before the option: ordered as pytrec_eval
+    if scores not in SCORE_PRECISIONS:
+        raise InputError(f"damaged pool file (scores {short(str(scores))!r})", source)
+    for name in counted:  # stored counts: read by load_counts, not needed here (the rows are counted again)
+        del arrays[name]
+    try:
+        return _build(arrays, scores)
+    except _Invalid as e:
+        raise InputError(f"invalid pool file: {e}", source) from None
+    except (ValueError, IndexError, UnicodeDecodeError) as e:
+        raise InputError(f"damaged pool file ({type(e).__name__})", source) from None
+
+
+def _check_version(header: dict[str, Any], source: str) -> None:
+    if header.get("version") not in READABLE:
+        raise InputError(f"pool file format version {header.get('version')!r}; this ir_rarity reads versions "
+                         f"{', '.join(map(str, READABLE))}", source)
+
+
+def _count_prefixes(header: dict[str, Any], source: str) -> set[str]:
+    """The prefixes of the count arrays the header lists (none in version 1)."""
+    listed = header.get("counts", []) if header.get("version", 1) >= 2 else []
+    if not isinstance(listed, list) or not all(
+            isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
+            and re.fullmatch(r"counts\d{1,3}", entry[1])
+            and (entry[0] is None or (isinstance(entry[0], int) and not isinstance(entry[0], bool) and entry[0] > 0))
+            for entry in listed):
+        raise InputError("damaged pool file (bad list of stored counts)", source)
+    return {entry[1] for entry in listed}
+
+
+def _parse_header(raw_header: np.ndarray | None, source: str) -> dict[str, Any]:
+    """The JSON header of a pool file, checked to be one of this format and of a version read here."""
     if raw_header is None or raw_header.dtype != np.uint8 or raw_header.ndim != 1:
         raise InputError("not an ir_rarity pool file (no header)", source)
     try:
@@ -168,23 +269,127 @@ def load_runs(path: str | os.PathLike[str]) -> EncodedRuns:
         raise InputError("damaged pool file (unreadable header)", source) from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise InputError("not an ir_rarity pool file", source)
-    if header.get("version") != VERSION:
-        raise InputError(f"pool file format version {header.get('version')!r}; this ir_rarity reads version "
-                         f"{VERSION}", source)
-    expected = set(_NUMERIC) | {f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")}
-    if set(arrays) != expected:
-        raise InputError("damaged pool file (unexpected arrays)", source)
-    if _digest(arrays) != header.get("sha256"):
-        raise InputError("damaged pool file: its SHA-256 checksum does not match (changed or corrupted)", source)
-    scores = header.get("scores", "float32")  # files written before the option: ordered as pytrec_eval
+    _check_version(header, source)
+    return header
+
+
+@dataclass(frozen=True, eq=False)
+class StoredCounts:
+    """The counts a saved pool stores at one depth (:func:`load_counts`), checked against the file's digests.
+
+    Attributes:
+        queries: Sorted query-id vocabulary of the pool.
+        docs: Sorted docno vocabulary of the pool.
+        keys: Sorted pair keys (:func:`~ir_rarity.engine.codes.pair_keys`) retrieved within the depth.
+        counts: S_d of each key.
+        names: The runs' names.
+        sizes: Per run, its rows within the depth.
+        sums: Per run, the wrapping sum of its rows' content hashes (with ``sizes``: its fingerprint).
+        num_systems: S.
+        systems: ``"runs"`` or ``"teams"``: what S counts.
+        depth: The depth counted at (None: whole runs).
+        scores: How the runs' rankings were ordered.
+
+    """
+
+    queries: pd.Index
+    docs: pd.Index
+    keys: np.ndarray
+    counts: np.ndarray
+    names: tuple[str, ...]
+    sizes: np.ndarray
+    sums: np.ndarray
+    num_systems: int
+    systems: str
+    depth: int | None
+    scores: ScorePrecision
+
+
+def load_counts(path: str | os.PathLike[str], depth: int | None) -> StoredCounts | None:
+    """The S_d and members' fingerprints a saved pool stores at ``depth``, reading nothing else but names.
+
+    Args:
+        path: The pool file.
+        depth: The depth S_d is counted at (None: whole runs).
+
+    Returns:
+        The counts, or None when the file stores none at ``depth`` (a version 1 file, or another depth): then
+        load the pool (:func:`load_runs`) and count.
+
+    Raises:
+        InputError: the file is missing, not a pool file, damaged (an array read does not match its SHA-256) or
+            its counts break an invariant; the message names the file.
+
+    """
+    source = os.fspath(path)
+    if not os.path.isfile(source) or not zipfile.is_zipfile(source):
+        raise InputError("not an ir_rarity pool file (not a .npz archive: a pool file is written by Pool.save)",
+                         source)
+    read = _read_counts(source, depth)
+    if read is None:
+        return None
+    header, prefix, arrays = read
+    digests = header.get("digests")
+    if not isinstance(digests, dict):
+        raise InputError("damaged pool file (stored counts without digests)", source)
+    for name, array in arrays.items():
+        if _digest({name: array}) != digests.get(name):
+            raise InputError(f"damaged pool file: the SHA-256 of {name!r} does not match (changed or corrupted)",
+                             source)
+    scores = header.get("scores", "float32")
     if scores not in SCORE_PRECISIONS:
         raise InputError(f"damaged pool file (scores {short(str(scores))!r})", source)
     try:
-        return _build(arrays, scores)
+        return _stored_counts(arrays, prefix, depth, scores)
     except _Invalid as e:
         raise InputError(f"invalid pool file: {e}", source) from None
     except (ValueError, IndexError, UnicodeDecodeError) as e:
         raise InputError(f"damaged pool file ({type(e).__name__})", source) from None
+
+
+def _read_counts(source: str, depth: int | None) -> tuple[dict[str, Any], str, dict[str, np.ndarray]] | None:
+    """The header, the prefix of the counts at ``depth`` and the arrays to read with them, or None if not stored."""
+    try:
+        _check_members(source)
+        with np.load(source, allow_pickle=False) as archive:
+            header = _parse_header(archive[_HEADER] if _HEADER in archive.files else None, source)
+            _count_prefixes(header, source)  # the list is well formed
+            prefix = next((p for d, p in header.get("counts", []) if d == depth), None)
+            if prefix is None:
+                return None
+            names = [f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")]
+            names += [f"{prefix}_{part}" for part in _COUNT_PARTS]
+            if not set(names) <= set(archive.files):
+                raise InputError("damaged pool file (stored counts without their arrays)", source)
+            return header, prefix, {name: archive[name] for name in names}
+    except InputError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, UnicodeDecodeError, RuntimeError,
+            TypeError) as e:
+        raise InputError(f"damaged or not an ir_rarity pool file ({type(e).__name__})", source) from None
+
+
+def _stored_counts(arrays: dict[str, np.ndarray], prefix: str, depth: int | None, scores: ScorePrecision
+                   ) -> StoredCounts:
+    """The :class:`StoredCounts` of checked arrays (the counts' own invariants are the count table's to check)."""
+    strings = {}
+    for name in _STRINGS:
+        data, ends = arrays[f"{name}_utf8"], arrays[f"{name}_ends"]
+        if data.dtype != np.uint8 or ends.dtype != np.int64 or ends.ndim != 1 or (len(ends) and (
+                ends[-1] != len(data) or (np.diff(ends) < 0).any() or ends[0] < 0)):
+            raise _Invalid(f"strings {name!r} are malformed")
+        strings[name] = _unpack(data, ends)
+    names, systems = strings["names"], strings["group_names"]
+    if not names or len(set(names)) != len(names) or len(set(systems)) != len(systems) or not (
+            1 <= len(systems) <= len(names)):
+        raise _Invalid(f"{len(systems)} systems for {len(names)} runs, or names not unique")
+    keys, counts, sizes, sums = (arrays[f"{prefix}_{part}"] for part in _COUNT_PARTS)
+    if keys.dtype != np.int64 or counts.dtype.kind not in "iu" or sizes.dtype != np.int64 \
+            or sums.dtype != np.uint64 or len(sizes) != len(names) or len(sums) != len(names):
+        raise _Invalid(f"stored counts {prefix!r} are malformed")
+    return StoredCounts(queries=pd.Index(strings["queries"]), docs=pd.Index(strings["docs"]), keys=keys,
+                        counts=counts, names=tuple(names), sizes=sizes, sums=sums, num_systems=len(systems),
+                        systems="teams" if len(systems) != len(names) else "runs", depth=depth, scores=scores)
 
 
 class _Invalid(ValueError):

@@ -34,6 +34,7 @@ def campaign(tmp_path: Path) -> Path:
 
 def _run(cmd: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k not in ("IR_RARITY_NO_HOOK", "IR_RARITY_POOL")}
+    environment["IR_RARITY_CACHE"] = str(cwd / "cache")  # the test's own disk cache, not the user's
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=cwd, env={**environment, **env})
 
 
@@ -84,6 +85,21 @@ def test_the_hook_imports_nothing_before_ir_measures(campaign: Path) -> None:
     out = _run([sys.executable, "-S", "-c", code], campaign, PYTHONPATH=str(Path(ir_rarity_hook.__file__).parent))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[]", "True"]
+
+
+def test_the_command_counts_the_campaign_once(campaign: Path) -> None:
+    """The first call counts the pool and says where it cached the counts (one line); the next read them."""
+    command = [*COMMANDS["ir_measures script"], "qrels", "pool/a", "P_rare(pool='pool')@2 P@2"]
+    first = _run(command, campaign)
+    assert first.returncode == 0, first.stderr
+    said = [line for line in first.stderr.splitlines() if line.startswith("ir_rarity: counted S_d")]
+    assert len(said) == 1 and str(campaign / "cache") in said[0] and "pool" in said[0]
+    assert len(list((campaign / "cache").glob("counts-*.parquet"))) == 1
+    again = _run(command, campaign)
+    assert again.returncode == 0 and "counted S_d" not in again.stderr
+    assert again.stdout == first.stdout and again.stdout.split()[:2] == ["P_rare(pool='pool')@2", EXPECTED]
+    off = _run(command, campaign, IR_RARITY_CACHE="off")
+    assert off.stdout == first.stdout and "counted S_d" not in off.stderr
 
 
 @pytest.mark.parametrize("how", ["python -m ir_measures", "ir_measures script"])

@@ -85,7 +85,8 @@ def test_every_forgery_is_tested(hand_pool: Pool) -> None:
 def test_a_forged_pool_with_a_valid_checksum_is_refused(name: str, hand_pool: Pool, tmp_path: Path) -> None:
     forged, invariant = _forgeries(hand_pool.encoded)[name]
     path = tmp_path / "forged.npz"
-    save_runs(forged, path)  # the module's own writer: the checksum is valid
+    save_runs(forged, path, counts_at=())  # the module's own writer: the checksum is valid (no counts: they
+    # cannot be counted from broken rows, and what is tested here is that the rows are checked on load)
     with pytest.raises(InputError) as caught:
         Pool.load(path)
     message = str(caught.value)

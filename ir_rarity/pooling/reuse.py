@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.campaign import leave_one_team_out
+from ir_rarity.engine.codes import encode, pair_keys
+from ir_rarity.engine.contract import Campaign
+from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
@@ -34,6 +38,7 @@ from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.progress import progress as progress_bar
+from ir_rarity.scoring import Judgments, evaluate_campaign, evaluation_frame
 from ir_rarity.stats import kendall_tau, tau_ap
 from ir_rarity.stats.ties import rank
 
@@ -69,6 +74,60 @@ def _depth_of(sim: Simulation, pool: Pool, depth: int | None) -> int:
     return int(pool.encoded.rank.max()) + 1 if pool.encoded.n_rows else 1
 
 
+class _Relabelled(Judgments):
+    """Restricted qrels that share the full qrels' encoding against one campaign: only the labels differ.
+
+    :meth:`encoded_for` gives that campaign the full qrels' :class:`~ir_rarity.engine.qrels.EncodedQrels` with the
+    restricted labels (the same sorted pair keys, queries and extensions ``encode_qrels`` gives the restricted
+    frame, which holds the same pairs), so nothing is encoded again; any other campaign encodes the frame.
+    """
+
+    def __init__(self, frame: pd.DataFrame, campaign: Campaign, encoded: EncodedQrels) -> None:
+        super().__init__(frame)
+        self.vocabularies, self.encoded = campaign.vocabularies(), encoded
+
+    def encoded_for(self, campaign: Campaign) -> EncodedQrels:
+        """The relabelled encoding for the campaign it was made for."""
+        queries, docs = campaign.vocabularies()
+        if queries is self.vocabularies[0] and docs is self.vocabularies[1]:
+            return self.encoded
+        return super().encoded_for(campaign)
+
+
+class _Restrictor:
+    """Restricted qrels of many simulated pools (:func:`pool_qrels`, labels set to 0), the full qrels encoded once.
+
+    The full qrels' (query, document) pairs are keyed once in the campaign's codes; a simulated pool's pairs are
+    keyed the same way and looked up by integer (``np.isin``), and the restricted qrels reuse the full qrels'
+    encoding with their labels only changed (:class:`_Relabelled`).
+    """
+
+    def __init__(self, pool: Pool, judgments: Judgments) -> None:
+        self.pool, self.frame = pool, judgments.frame
+        self.encoded = judgments.encoded_for(pool)
+        self.queries, self.docs = pool.vocabularies()
+        self.query_chain = [self.queries, self.encoded.query_extra]
+        self.doc_chain = [self.docs, self.encoded.doc_extra]
+        self.row_keys = self._keys(self.frame)
+        # The frame's keys are those of the encoding (same codes, one per judgment); otherwise encode each pool.
+        self.shared = bool(np.array_equal(np.sort(self.row_keys), self.encoded.keys))
+
+    def _keys(self, frame: pd.DataFrame) -> np.ndarray:
+        queries, _ = encode(frame["query_id"].astype(str).to_numpy(), self.query_chain)
+        docs, _ = encode(frame["doc_id"].astype(str).to_numpy(), self.doc_chain)
+        return pair_keys(queries, docs)
+
+    def restrict(self, judged: pd.DataFrame) -> Judgments:
+        """The qrels restricted to ``judged`` (``query_id, doc_id``): equal to ``pool_qrels(qrels, judged)``."""
+        if not self.shared:
+            return Judgments(pool_qrels(self.frame, judged))
+        inside = self._keys(judged)
+        frame = self.frame.copy()
+        frame.loc[~np.isin(self.row_keys, inside), "relevance"] = 0
+        labels = np.where(np.isin(self.encoded.keys, inside), self.encoded.labels, 0)
+        return _Relabelled(frame, self.pool, replace(self.encoded, labels=labels))
+
+
 def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth: int | None = None,
                 loto: bool = True, teams: Iterable[str] | None = None, progress: bool = False) -> pd.DataFrame:
     """Rank correlation with the full-qrels ranking and leave-one-team-out rank drops, per strategy and budget.
@@ -91,17 +150,18 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
 
     """
     measure_list = parse_measures(measures)
-    full_qrels = as_qrels_frame(qrels)
-    full = pool.evaluate(full_qrels, measure_list)
+    judgments = Judgments(qrels)
+    full = evaluation_frame(evaluate_campaign(pool, judgments, measure_list))
+    restrictor = _Restrictor(pool, judgments)
     loto_depth = _depth_of(sim, pool, depth)
     team_list = None if teams is None else list(teams)
     cells = [(s, b) for s in sim.orders for b in sim.budgets]
     rows = []
     for strategy, budget in progress_bar(cells, desc="reusability", unit="pool", enabled=progress):
         judged = sim.orders[strategy].frame(sim.per_query(budget))
-        restricted = pool_qrels(full_qrels, judged)
-        scores = pool.evaluate(restricted, measure_list)
-        drops = (leave_one_team_out(pool, restricted, measure_list, loto_depth, teams=team_list)
+        restricted = restrictor.restrict(judged)
+        scores = evaluation_frame(evaluate_campaign(pool, restricted, measure_list))  # as Pool.evaluate
+        drops = (leave_one_team_out(pool, restricted.frame, measure_list, loto_depth, teams=team_list)
                  if loto else None)
         for m in measure_list:
             name, hib = str(m), higher_is_better(m)

@@ -20,7 +20,7 @@ __all__ = ["FORMATS", "Cell", "render", "render_frame"]
 Cell = tuple[int, int]
 """A cell of a table body: (row, column), both 0-based."""
 
-FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex")
+FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex", "html")
 
 _BREAKS = ("\t", "\n", "\r")
 
@@ -77,7 +77,7 @@ def _numeric(rows: Sequence[Sequence[Any]], i: int) -> bool:
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int = 4,
            header: bool = True, caption: str | None = None, *, bold: Collection[Cell] = (),
            superscripts: Mapping[Cell, str] | None = None) -> str:
-    r"""Render a table as tsv, csv, jsonl, markdown or latex text (ending with a newline).
+    r"""Render a table as tsv, csv, jsonl, markdown, latex or html text (ending with a newline).
 
     Args:
         columns: Column names.
@@ -85,10 +85,12 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
         fmt: One of :data:`FORMATS`.
         places: Decimals for floats (-1: full precision).
         header: Print a header line (tsv only; the other formats always name their columns).
-        caption: A caption, for markdown (a line before the table) and latex (a comment line, or the float's
-            ``\caption`` when cells are marked); the other formats carry none, so that they stay machine-readable.
-        bold: Cells printed bold (markdown ``**x**``, latex ``\textbf{x}``), e.g. the best value of a column.
-        superscripts: Text set as a superscript after a cell's value (markdown ``<sup>ab</sup>``, latex
+        caption: A caption, for markdown (a line before the table), latex (a comment line, or the float's
+            ``\caption`` when cells are marked) and html (``<caption>``); the other formats carry none, so that
+            they stay machine-readable.
+        bold: Cells printed bold (markdown ``**x**``, latex ``\textbf{x}``, html ``<b>``), e.g. the best value
+            of a column.
+        superscripts: Text set as a superscript after a cell's value (markdown and html ``<sup>ab</sup>``, latex
             ``$^{ab}$``), e.g. the letters of the runs a value is significantly better than. The machine-readable
             formats print neither mark: they carry the numbers behind the marks as columns of their own.
 
@@ -98,9 +100,8 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
                              for c, v in zip(columns, row, strict=True)}) for row in rows]
         return "".join(line + "\n" for line in lines)
     columns, cells = _text_cells(columns, rows, fmt, places)
-    marked = bool(bold) or bool(superscripts)
-    if marked and fmt in ("markdown", "latex"):
-        cells = _marked(cells, fmt, set(bold), superscripts or {})
+    if fmt == "html":
+        return _html(columns, cells, rows, caption, set(bold), superscripts or {})
     if fmt == "tsv":
         lines = (["\t".join(columns)] if header else []) + ["\t".join(r) for r in cells]
         return "".join(line + "\n" for line in lines)
@@ -110,27 +111,60 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
         writer.writerow(columns)
         writer.writerows(cells)
         return buffer.getvalue()
+    marked = bool(bold) or bool(superscripts)
+    if marked and fmt in ("markdown", "latex"):
+        cells = _marked(cells, fmt, set(bold), superscripts or {})
     if fmt == "markdown":
-        def line(values: Sequence[str]) -> str:
-            return "| " + " | ".join(v.replace("|", r"\|") for v in values) + " |"
-        align = ["---"] + ["---:" if _numeric(rows, i) else "---" for i in range(1, len(columns))]
-        table = "\n".join([line(columns), "| " + " | ".join(align) + " |", *(line(r) for r in cells)]) + "\n"
-        return f"{caption}\n\n{table}" if caption else table
+        return _markdown(columns, cells, rows, caption)
     if fmt == "latex":
-        spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
-        body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
-        if marked:  # cells were escaped (and marked) already
-            body += [" & ".join(r) + r" \\" for r in cells]
-            tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}"]
-            text = [r"\begin{table}", r"\centering", *tabular]
-            if caption:
-                text.append(rf"\caption{{{_latex_escape(' '.join(caption.split()))}}}")
-            return "\n".join([*text, r"\end{table}"]) + "\n"
-        body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
-        comment = [f"% {' '.join(caption.split())}"] if caption else []
-        return "\n".join([*comment, rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
-                          r"\end{tabular}"]) + "\n"
+        return _latex(columns, cells, rows, caption, marked)
     raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def _markdown(columns: Sequence[str], cells: list[list[str]], rows: Sequence[Sequence[Any]], caption: str | None
+              ) -> str:
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.replace("|", r"\|") for v in values) + " |"
+    align = ["---"] + ["---:" if _numeric(rows, i) else "---" for i in range(1, len(columns))]
+    table = "\n".join([line(columns), "| " + " | ".join(align) + " |", *(line(r) for r in cells)]) + "\n"
+    return f"{caption}\n\n{table}" if caption else table
+
+
+def _latex(columns: Sequence[str], cells: list[list[str]], rows: Sequence[Sequence[Any]], caption: str | None,
+           marked: bool) -> str:
+    spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
+    body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
+    if marked:  # cells were escaped (and marked) already
+        body += [" & ".join(r) + r" \\" for r in cells]
+        tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}"]
+        text = [r"\begin{table}", r"\centering", *tabular]
+        if caption:
+            text.append(rf"\caption{{{_latex_escape(' '.join(caption.split()))}}}")
+        return "\n".join([*text, r"\end{table}"]) + "\n"
+    body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
+    comment = [f"% {' '.join(caption.split())}"] if caption else []
+    return "\n".join([*comment, rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
+                      r"\end{tabular}"]) + "\n"
+
+
+def _html(columns: Sequence[str], cells: list[list[str]], rows: Sequence[Sequence[Any]], caption: str | None,
+          bold: set[Cell], superscripts: Mapping[Cell, str]) -> str:
+    """An HTML ``<table>`` (escaped text; numbers right-aligned; marks as ``<b>`` and ``<sup>``), as notebooks show."""
+    from html import escape
+
+    def cell(i: int, j: int, text: str) -> str:
+        body = escape(text)
+        body = f"<b>{body}</b>" if (i, j) in bold else body
+        sup = superscripts.get((i, j))
+        body = f"{body}<sup>{escape(sup)}</sup>" if sup else body
+        style = ' style="text-align: right"' if _numeric(rows, j) else ""
+        return f"<td{style}>{body}</td>"
+
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "\n".join("<tr>" + "".join(cell(i, j, text) for j, text in enumerate(row)) + "</tr>"
+                     for i, row in enumerate(cells))
+    top = f"<caption>{escape(' '.join(caption.split()))}</caption>" if caption else ""
+    return f'<table class="ir-rarity">{top}<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>\n'
 
 
 def _marked(cells: list[list[str]], fmt: str, bold: set[Cell], superscripts: Mapping[Cell, str]

@@ -20,6 +20,16 @@ q1 0 d5 1
 q2 0 d1 1
 """
 
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The tests' campaign cache lives in a temporary folder, never the user's ``~/.cache/ir_rarity``."""
+    import os
+
+    os.environ.setdefault("IR_RARITY_CACHE", str(tmp_path_factory.mktemp("ir_rarity_cache")))
+
+
 # Three systems. The rank column is deliberately wrong in run C: it must be ignored.
 HAND_RUNS = {
     "A": "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq1 Q0 d4 4 0.5 A\nq2 Q0 d1 1 1.0 A\n",

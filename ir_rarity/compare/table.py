@@ -183,8 +183,8 @@ class CampaignTable:
                 f"differences, undefined (NaN) when all differences are equal.")
 
     def render(self, fmt: str, places: int = 4) -> str:
-        """The table as text: markers in markdown and latex, the numbers of :meth:`frame` in tsv, csv and jsonl."""
-        if fmt not in ("markdown", "latex"):
+        """The table as text: markers in markdown, latex and html, the numbers of :meth:`frame` in tsv, csv, jsonl."""
+        if fmt not in ("markdown", "latex", "html"):
             frame = self.frame()
             small = [i for i, c in enumerate(frame.columns) if str(c).endswith(("p-value", "p-value corrected"))]
             rows = []
@@ -196,6 +196,14 @@ class CampaignTable:
                 rows.append((run, *cells))
             return render(["run", *frame.columns], rows, fmt, places)
         return self._render_marked(fmt, places)
+
+    def _repr_html_(self) -> str:
+        """The marked table as HTML, with its caption (a notebook shows this)."""
+        return self.render("html")
+
+    def _repr_markdown_(self) -> str:
+        """The marked table as markdown, with its caption."""
+        return self.render("markdown")
 
     def _render_marked(self, fmt: str, places: int) -> str:
         labels = self.labels()

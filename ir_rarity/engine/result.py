@@ -168,6 +168,23 @@ class Evaluation:
                           mode=self.mode, campaign=self.campaign, qrels=self.qrels, labels=dict(self.labels),
                           run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths})
 
+    def _rendered(self, fmt: str) -> str:
+        from ir_rarity.tables import render
+
+        table = self.table()
+        rows = [(str(run), *(float(v) for v in values)) for run, values in zip(table.index, table.to_numpy(),
+                                                                                strict=True)]
+        return render(["run", *map(str, table.columns)], rows, fmt, 4,
+                      caption=f"{len(self.names)} runs x {len(self.query_ids)} queries; {self.describe()}")
+
+    def _repr_html_(self) -> str:
+        """The table of means as HTML, captioned with what it was computed against (a notebook shows this)."""
+        return self._rendered("html")
+
+    def _repr_markdown_(self) -> str:
+        """The table of means as markdown, captioned likewise."""
+        return self._rendered("markdown")
+
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.names)} runs x {len(self.query_ids)} queries, "
                 f"measures [{', '.join(self.label(m) for m in self.measures)}]; {self.describe()})")

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ir_rarity.checks import check_depth
 from ir_rarity.engine.qrels import UNJUDGED, is_relevant
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
@@ -184,7 +184,8 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
     chosen = all_teams if teams is None else [str(t) for t in teams]
     unknown = [t for t in chosen if t not in all_teams]
     if unknown:
-        raise ParameterError(f"unknown team(s) {unknown}; the pool's teams are e.g. {all_teams[:5]}")
+        listed = f"; the pool's teams are e.g. {all_teams[:5]}"
+        raise ParameterError(f"unknown team {unknown[0]!r}" + did_you_mean(unknown[0], all_teams, listed))
     full = pool.evaluate(qrels_frame, measure_list)
     unique = unique_relevant(pool, qrels_frame, depth, by="team", rel=rel).documents
     qrels_pairs = pd.MultiIndex.from_frame(qrels_frame[["query_id", "doc_id"]].astype(str))

@@ -187,7 +187,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         args.pool = [os.environ[POOL_ENV]]
         print(f"{PROG}: note: scoring RUNS against the pool {POOL_ENV} names ({args.pool[0]})", file=sys.stderr)
     check_outputs([("--output", args.output, False), ("--plot", args.plot, False)], _inputs(args))
-    measures = _parse_measures(args.measures, args.depth)
+    from ir_rarity.io.datasets import expand_official
+
+    measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
     from ir_rarity.compare.cli import eval_table, wants_table
 
     wants_table(args)  # refuses options that need another one
@@ -356,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", required=True,
-                   help="measures in ir_measures syntax, e.g. 'P_rare(alpha=0.5)@100' AP_rare P@10")
+                   help="measures in ir_measures syntax, e.g. 'P_rare(alpha=0.5)@100' AP_rare P@10; 'official': the "
+                        "official measures of the ir_datasets benchmark QRELS names")
     p.add_argument("--pool", metavar="SPEC", nargs="+",
                    help="the campaign to score RUNS against (run files, folders, globs, a saved .npz pool or a "
                         ".parquet count table): each run on its own, as the member it equals or as a newcomer")

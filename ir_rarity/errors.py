@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterable
 
 __all__ = [
     "DegeneratePoolWarning",
@@ -22,6 +23,7 @@ __all__ = [
     "RarityError",
     "RarityWarning",
     "TeamNotice",
+    "did_you_mean",
     "warn",
 ]
 
@@ -85,6 +87,26 @@ class MemberNotice(Notice):
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def did_you_mean(name: object, known: Iterable[object], what: str = "") -> str:
+    """`` (did you mean 'x'?)`` for the known names closest to ``name`` (:func:`difflib.get_close_matches`), or ``""``.
+
+    Args:
+        name: The name given, which is not known.
+        known: The names that are.
+        what: Appended to the hint when no name is close, e.g. ``"; the runs are a, b, c"`` (empty: nothing).
+
+    """
+    import difflib
+
+    names = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.6)
+    if not close:  # a different case is as good as a match
+        close = [n for n in names if n.lower() == str(name).lower()][:3]
+    if close:
+        return " (did you mean " + " or ".join(repr(c) for c in close) + "?)"
+    return what
 
 
 def warn(message: str, category: type[Warning]) -> None:

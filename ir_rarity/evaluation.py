@@ -15,6 +15,7 @@ from ir_rarity.engine.contract import MemberCampaign
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import ParameterError
+from ir_rarity.io.datasets import expand_official
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.resolve import resolve_campaign
 from ir_rarity.pool.teams import read_teams
@@ -63,7 +64,8 @@ def evaluate(
         measures: A measure or a list, as objects or strings in ir_measures syntax
             (``'P_rare(alpha=0.5)@100'``, ``'ASL@g1-10'``, ``'nDCG@10'``). A string names its measure's column as
             given (whitespace-normalised): ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``; an object
-            is named ``str(measure)``; a measure given twice is kept once, under its first name.
+            is named ``str(measure)``; a measure given twice is kept once, under its first name. ``"official"``
+            stands for the official measures ir_datasets documents for the benchmark whose id ``qrels`` is.
         pool: The campaign to score ``runs`` against: a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`,
             run files, a folder, a glob, a saved ``.npz`` or a ``.parquet`` count table.
         joint: With ``pool``: the runs join it together instead of each on its own.
@@ -97,7 +99,8 @@ def evaluate(
         143
 
     """
-    labels = measure_labels(measures)  # the parsed measures, each under the string the user gave it
+    # "official": the benchmark's official measures, when the qrels are an ir_datasets id
+    labels = measure_labels(expand_official(measures, qrels))  # each parsed measure under the string given
     measure_list = list(labels)
     team_map = read_teams(teams) if teams is not None else None
     keep = required_depth(measure_list)  # a campaign read from files keeps only what the measures read

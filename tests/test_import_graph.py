@@ -44,6 +44,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli", "ir_rarity.campaign"): LAZY_COMMAND,
     ("ir_rarity.cli", "ir_rarity.meta.report"): LAZY_COMMAND,
     ("ir_rarity.cli", "ir_rarity.io.frames"): LAZY_COMMAND,
+    ("ir_rarity.cli", "ir_rarity.io.datasets"): LAZY_COMMAND,
     ("ir_rarity.cli", "ir_rarity.datasets"): LAZY_COMMAND,
     ("ir_rarity.cli", "ir_rarity.stats.ties"): LAZY_COMMAND,
     ("ir_rarity.compare.cli", "ir_rarity.compare.table"): LAZY,

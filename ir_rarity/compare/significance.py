@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.compare.names import TEST_NAMES
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.stats import PairTest, correct, natural_order, paired_effects, paired_pvalues
 from ir_rarity.stats.ties import differences
@@ -62,7 +62,7 @@ def comparison_pairs(names: Sequence[str], baselines: Sequence[str] | None = Non
     known = set(names)
     for b in baselines:
         if str(b) not in known:
-            raise ParameterError(f"baseline {b!r} is not one of the evaluated runs")
+            raise ParameterError(f"baseline {b!r} is not one of the evaluated runs{did_you_mean(b, names)}")
     return [(n, str(b)) for b in dict.fromkeys(baselines) for n in names if n != str(b)]
 
 

@@ -18,8 +18,9 @@ import pandas as pd
 
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.contract import CampaignInfo
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.parse import higher_is_better, parse_measure
+from ir_rarity.tables import render
 
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
@@ -160,7 +161,7 @@ class Evaluation:
         index = {n: i for i, n in enumerate(self.names)}
         missing = [n for n in names if n not in index]
         if missing:
-            raise KeyError(f"no evaluated run named {missing[0]!r}")
+            raise KeyError(f"no evaluated run named {missing[0]!r}{did_you_mean(missing[0], self.names)}")
         rows = np.array([index[n] for n in names], dtype=np.int64)
         return Evaluation(names=list(names), query_ids=self.query_ids, measures=list(self.measures),
                           values={m: v[rows] for m, v in self.values.items()}, info=self.info,
@@ -169,8 +170,6 @@ class Evaluation:
                           run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths})
 
     def _rendered(self, fmt: str) -> str:
-        from ir_rarity.tables import render
-
         table = self.table()
         rows = [(str(run), *(float(v) for v in values)) for run, values in zip(table.index, table.to_numpy(),
                                                                                 strict=True)]

@@ -35,6 +35,7 @@ from ir_rarity.integrations.experiment._inputs import (
 )
 from ir_rarity.integrations.experiment._rendering import _render
 from ir_rarity.integrations.experiment._scoring import _score
+from ir_rarity.io.datasets import fetch
 
 __all__ = ["Experiment", "as_topics_frame"]
 
@@ -54,8 +55,6 @@ def as_topics_frame(topics: Any) -> pd.DataFrame:
             import pyterrier as pt
 
             return pt.io.read_topics(topics)
-        from ir_rarity.io.datasets import fetch
-
         return fetch(topics, "topics", _topics_of)
     if hasattr(topics, "queries_iter"):
         return _topics_of(topics)

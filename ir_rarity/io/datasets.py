@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from ir_rarity.errors import InputError
+from ir_rarity.errors import InputError, ParameterError
 
-__all__ = ["fetch"]
+__all__ = ["OFFICIAL", "expand_official", "fetch", "official_measures"]
+
+OFFICIAL = "official"
+"""The measure name that stands for a benchmark's official measures (``-m official``, ``measures="official"``)."""
 
 T = TypeVar("T")
 
@@ -57,3 +61,42 @@ def fetch(dataset_id: str, what: str, read: Callable[[Any], T]) -> T:
         except Exception as e:  # network, refused downloads, damaged caches: ir_datasets raises many kinds
             raise InputError(f"the {what} of this ir_datasets dataset could not be fetched ({type(e).__name__}); "
                              f"give a local {what} file instead", dataset_id) from None
+
+
+def official_measures(dataset_id: object) -> list[str]:
+    """The official measures ir_datasets documents for a benchmark (``documentation()["official_measures"]``).
+
+    Raises:
+        ParameterError: ``dataset_id`` is a file or no ir_datasets id, or the benchmark documents no official
+            measures.
+
+    """
+    if not isinstance(dataset_id, str) or os.path.exists(dataset_id):
+        raise ParameterError(f"'{OFFICIAL}' measures come from an ir_datasets benchmark: give the qrels as its id "
+                             "(e.g. msmarco-passage/dev/small), or name the measures")
+    import ir_datasets
+
+    with _quiet():
+        try:
+            documentation = ir_datasets.load(dataset_id).documentation()
+        except KeyError:
+            raise ParameterError(f"{dataset_id!r} is no ir_datasets id, so it has no official measures") from None
+    measures = documentation.get("official_measures") if isinstance(documentation, dict) else None
+    if not measures:
+        raise ParameterError(f"ir_datasets documents no official measures for {dataset_id!r}: name the measures")
+    return [str(m) for m in measures]
+
+
+def expand_official(measures: Any, qrels: object) -> Any:
+    """``measures`` with the name :data:`OFFICIAL` replaced by the benchmark's :func:`official_measures`.
+
+    Any other value (a measure, a mapping, a list without it) is returned as it is.
+    """
+    if isinstance(measures, str):
+        return official_measures(qrels) if measures.strip() == OFFICIAL else measures
+    if isinstance(measures, (list, tuple)) and any(isinstance(m, str) and m.strip() == OFFICIAL for m in measures):
+        out: list[Any] = []
+        for m in measures:
+            out += official_measures(qrels) if isinstance(m, str) and m.strip() == OFFICIAL else [m]
+        return out
+    return measures

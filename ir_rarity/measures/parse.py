@@ -14,7 +14,7 @@ from typing import Any
 import ir_measures
 from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.base import RarityMeasure
 
 __all__ = ["check_params", "higher_is_better", "measure_labels", "parse_measure", "parse_measures"]
@@ -115,7 +115,10 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
         try:
             parsed = ir_measures.parse_measure(measure)
         except Exception as e:  # ir_measures raises NameError for unknown names, ValueError/SyntaxError for syntax
-            raise ParameterError(f"cannot parse measure {_show(measure, 60)}: {' '.join(str(e).split())}") from None
+            name = measure.split("@")[0].split("(")[0].strip()
+            hint = "" if name in ir_measures.measures.registry else did_you_mean(name, ir_measures.measures.registry)
+            raise ParameterError(f"cannot parse measure {_show(measure, 60)}: {' '.join(str(e).split())}{hint}"
+                                 ) from None
     elif isinstance(measure, ir_measures.Measure):
         parsed = measure
     else:

@@ -24,7 +24,7 @@ from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
-from ir_rarity.errors import InputError
+from ir_rarity.errors import InputError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.pool.build import encode_runs, key_index
 from ir_rarity.pool.context import pop_pool, push_pool
@@ -185,7 +185,7 @@ class Pool:
 
         """
         if name not in self._index:
-            raise KeyError(f"no run named {name!r} in the pool")
+            raise KeyError(f"no run named {name!r} in the pool{did_you_mean(name, self.names)}")
         i = self._index[name]
         rows = slice(self._run_start[i], self._run_end[i])
         query, doc = self.encoded.decode(self._keys(rows))
@@ -219,7 +219,7 @@ class Pool:
             raise InputError("subset got the same run name twice")
         missing = [n for n in names if n not in self._index]
         if missing:
-            raise KeyError(f"no run named {missing[0]!r} in the pool")
+            raise KeyError(f"no run named {missing[0]!r} in the pool{did_you_mean(missing[0], self.names)}")
         picked = np.array([self._index[n] for n in names], dtype=np.int64)
         starts, ends = self._run_start[picked], self._run_end[picked]
         lengths = ends - starts

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.aggregate import skips_undefined
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import parse_measure
@@ -96,7 +96,8 @@ def _baseline_index(baseline: Any, names: Sequence[str]) -> int:
     if isinstance(baseline, str):
         if baseline not in names:
             shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
-            raise ParameterError(f"unknown baseline {baseline!r}: the systems are {shown}")
+            raise ParameterError(f"unknown baseline {baseline!r}" + did_you_mean(baseline, names,
+                                                                                  f": the systems are {shown}"))
         return list(names).index(baseline)
     if isinstance(baseline, bool) or not isinstance(baseline, (int, np.integer)):
         raise ParameterError(f"baseline must be a system's index (int), its name (str) or a list of them, not "

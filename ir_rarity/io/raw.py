@@ -4,7 +4,8 @@ Every TREC reader gets its bytes through :func:`open_input`, so these rules hold
 
 * ``-`` is standard input. Pipes, process substitution (``<(cat run)``), FIFOs and character devices are read
   once, in full, and give exactly what the same bytes in a file give (nothing is lost to format sniffing).
-* Compression is recognised by content (magic bytes), not by name: gzip, bzip2 and xz are decompressed; zstd,
+* Compression is recognised by content (magic bytes), not by name: gzip (inflated in native code by python-isal,
+  every member, as ``gzip.GzipFile`` reads them), bzip2 and xz are decompressed; zstd,
   zip and tar archives are refused with a message saying so. A zip archive or a parquet file must be one by more
   than its first four bytes (a valid end-of-central-directory record; the parquet footer magic ``PAR1`` at the
   end): a run whose first query id is ``PAR1`` is a run.
@@ -17,7 +18,6 @@ Every TREC reader gets its bytes through :func:`open_input`, so these rules hold
 from __future__ import annotations
 
 import bz2
-import gzip
 import io
 import lzma
 import os
@@ -108,16 +108,40 @@ def _confirmed(kind: str | None, handle: IO[bytes]) -> bool:
     return ok
 
 
-def _longest_line(chunk: bytes, carried: int) -> tuple[int, int]:
-    """Longest line in ``chunk`` (counting ``carried`` bytes of an unfinished line before it) and the new carry."""
+def _longest_line(chunk: bytes | bytearray, carried: int) -> tuple[int, int]:
+    """Longest line in ``chunk`` (counting ``carried`` bytes of an unfinished line before it) and the new carry.
+
+    The unfinished last line counts too. When every line is known to be within :data:`MAX_LINE_BYTES`, the first
+    value may be a lower bound, never above the bound: single-byte searches (memchr speed) tell most chunks apart
+    (:func:`_within_bound`); only a chunk they cannot clear is measured line by line, in numpy.
+    """
+    first = chunk.find(b"\n")
+    if first < 0:
+        return carried + len(chunk), carried + len(chunk)
+    tail = len(chunk) - chunk.rfind(b"\n") - 1
+    if _within_bound(chunk, first, len(chunk) - tail - 1):
+        return max(carried + first, tail), tail
+    return _longest_line_exact(chunk, carried)
+
+
+def _within_bound(chunk: bytes | bytearray, first: int, last: int) -> bool:
+    """Whether no line between the newlines at ``first`` and ``last`` can be longer than :data:`MAX_LINE_BYTES`.
+
+    Such a line would hold a whole block of half the bound from ``first + 1`` on, in steps of half the bound;
+    a block holding a newline (found in its first bytes on real input) rules it out.
+    """
+    half = MAX_LINE_BYTES // 2
+    return all(chunk.find(b"\n", start, start + half) >= 0 for start in range(first + 1, last - half + 1, half))
+
+
+def _longest_line_exact(chunk: bytes | bytearray, carried: int) -> tuple[int, int]:
+    """:func:`_longest_line` measured line by line (numpy), the unfinished last line included."""
     import numpy as np  # here: this module's short() is used by the command line's parser, which starts without numpy
 
     newlines = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
-    if len(newlines) == 0:
-        return carried + len(chunk), carried + len(chunk)
     gaps = np.diff(newlines) - 1
-    longest = max(carried + int(newlines[0]), int(gaps.max()) if len(gaps) else 0)
-    return longest, len(chunk) - int(newlines[-1]) - 1
+    tail = len(chunk) - int(newlines[-1]) - 1
+    return max(carried + int(newlines[0]), int(gaps.max()) if len(gaps) else 0, tail), tail
 
 
 def _read_bounded(stream: IO[bytes], name: str, limit: int, what: str, first: bytes = b"",
@@ -139,11 +163,74 @@ def _read_bounded(stream: IO[bytes], name: str, limit: int, what: str, first: by
 
 
 def _decompressor(kind: str, raw: IO[bytes]) -> Any:
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=raw)
     if kind == "bzip2":
         return bz2.BZ2File(raw)
     return lzma.LZMAFile(raw)
+
+
+class _DamagedGzip(Exception):
+    """Gzip data with a corrupt member, that ends inside one, or has bytes after its last that start none."""
+
+
+def _inflate_module() -> Any:
+    """python-isal's ``isal_zlib`` (Intel ISA-L: about twice zlib's inflate speed), or the standard ``zlib``.
+
+    Both release the GIL while they inflate, so two files are decompressed on two cores.
+    """
+    try:
+        from isal import isal_zlib  # here: the command line's parser starts without it
+    except ImportError:  # pragma: no cover (a dependency; the standard library's zlib reads the same bytes)
+        return zlib
+    return isal_zlib
+
+
+def _gunzip(stream: IO[bytes], name: str, limit: int, what: str) -> bytearray:
+    """Inflate every gzip member of ``stream`` in native code, chunk by chunk, within ``limit`` and the line bound.
+
+    Members follow each other as ``gzip.GzipFile`` reads them: zero bytes between or after members are padding;
+    any other byte after a member must start the next one. Each member's CRC-32 and length are checked.
+
+    Raises:
+        InputError: more than ``limit`` bytes, or a line longer than :data:`MAX_LINE_BYTES`.
+        _DamagedGzip: a corrupt member, the data ends inside a member, or trailing bytes start no member.
+
+    """
+    lib = _inflate_module()
+    inflater, data, carried, pending, full = lib.decompressobj(31), bytearray(), 0, b"", False
+    while True:
+        if inflater.eof:
+            pending = _next_member(inflater.unused_data, stream)
+            if not pending:
+                return data
+            inflater, full = lib.decompressobj(31), False
+        if not (pending or full):
+            pending = stream.read(_CHUNK)
+            if not pending:
+                raise _DamagedGzip("truncated: the data ends inside a member")
+        try:
+            chunk = inflater.decompress(pending, _CHUNK)
+        except lib.error as e:  # zlib.error, or isal_zlib's IsalError
+            raise _DamagedGzip(f"a corrupt member: {type(e).__name__}") from None
+        pending, full = inflater.unconsumed_tail, len(chunk) == _CHUNK
+        if len(data) + len(chunk) > limit:
+            raise InputError(f"{what}: refusing to read past {limit:,} bytes (bounds: ir_rarity.io.raw)", name)
+        longest, carried = _longest_line(chunk, carried)
+        if longest > MAX_LINE_BYTES:
+            raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
+        data += chunk
+
+
+def _next_member(rest: bytes, stream: IO[bytes]) -> bytes:
+    """The bytes from the start of the next gzip member after ``rest`` (zero padding skipped), or b"" at the end."""
+    rest = rest.lstrip(b"\0")
+    while len(rest) < 2:
+        more = stream.read(_CHUNK)
+        if not more:
+            break
+        rest += more.lstrip(b"\0") if not rest else more
+    if rest and rest[:2] != b"\x1f\x8b":
+        raise _DamagedGzip("trailing bytes after the last member")
+    return rest
 
 
 def open_input(path: str | os.PathLike[str], kind: str = "TREC") -> Input:
@@ -207,15 +294,22 @@ def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> I
     else:
         stream.seek(0)
         source = stream
-    limit = MAX_EXPANSION * size + EXPANSION_ALLOWANCE
+    return Input(name, data=_decompress(compressed, source, name, MAX_EXPANSION * size + EXPANSION_ALLOWANCE))
+
+
+def _decompress(compressed: str, source: IO[bytes], name: str, limit: int) -> bytearray:
+    """The decompressed bytes of ``source``, at most ``limit``; damaged data is a one-line :class:`InputError`."""
+    what = f"{compressed} data expanding more than {MAX_EXPANSION} times its size"
     try:
-        data = _read_bounded(_decompressor(compressed, source), name, limit,
-                             f"{compressed} data expanding more than {MAX_EXPANSION} times its size")
+        if compressed == "gzip":
+            return _gunzip(source, name, limit, what)
+        return _read_bounded(_decompressor(compressed, source), name, limit, what)
     except InputError:
         raise
+    except _DamagedGzip as e:
+        raise InputError(f"cannot be decoded: damaged gzip data ({e})", name) from None
     except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as e:
         raise InputError(f"cannot be decoded: damaged {compressed} data ({type(e).__name__})", name) from None
-    return Input(name, data=data)
 
 
 _REFUSED = {

@@ -12,8 +12,9 @@ Two parsers, neither looping over rows in Python, giving the same frame for the 
 
 * pyarrow's multithreaded CSV reader, when the first line shows one tab or one space between fields and the
   whole input is uniformly so delimited: no other whitespace byte and no lone CR (byte searches), no empty
-  field (a doubled, leading or trailing delimiter) and no comment line (checked on the columns read). It refuses
-  any line with another number of fields; in each of these cases the input goes to the second parser;
+  field (a doubled, leading or trailing delimiter) and no comment line (checked on its columns: every field is
+  read). It refuses any line with another number of fields; in each of these cases the input goes to the second
+  parser;
 * otherwise every line is split on ASCII whitespace with pyarrow's string kernels, the fields of every line
   counted, and the columns taken from the flattened fields.
 
@@ -75,20 +76,6 @@ def _no_other_whitespace(raw: bytes | bytearray, delimiter: bytes) -> bool:
     return raw.find(b"\r") < 0 or raw.count(b"\r") == raw.count(b"\r\n")
 
 
-def _fields_as_trec_eval_reads_them(raw: bytes | bytearray, delimiter: bytes) -> bool:
-    """Whether the CSV reader's fields will be trec_eval's, from the bytes (before any field is made).
-
-    With one delimiter and no other whitespace (:func:`_no_other_whitespace`), a field is empty only next to a
-    doubled, leading or trailing delimiter, and a comment line starts the file or follows a line end. Byte searches
-    (memchr speed): no column but those the caller reads is ever materialized.
-    """
-    body = raw[len(_BOM):] if raw[:len(_BOM)] == _BOM else raw
-    if body[:1] in (delimiter, b"#") or body[-1:] == delimiter:
-        return False
-    empty = (delimiter + delimiter, b"\n" + delimiter, delimiter + b"\n", delimiter + b"\r", b"\n#")
-    return not any(body.find(pattern) >= 0 for pattern in empty)
-
-
 _HEX_LABEL = re.compile(rb"[ \t][+-]?0[xX][0-9A-Fa-f]*[ \t]*\r?$", re.MULTILINE)
 """A qrels line whose last field (the label) is written in hexadecimal, which pyarrow's integer parser accepts."""
 
@@ -97,30 +84,45 @@ def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, t
                      ) -> pa.Table | None:
     """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply.
 
-    Only the fields of ``columns`` are converted; the bytes are checked first for empty fields and comment lines
-    (:func:`_fields_as_trec_eval_reads_them`). pyarrow drops a leading UTF-8 byte order mark itself.
+    Every field is read (text as ``large_string``, the type pandas keeps text in), and the table checked for what
+    trec_eval would read otherwise (:func:`_as_trec_eval_reads_it`); the columns of ``columns`` are returned.
+    pyarrow drops a leading UTF-8 byte order mark itself.
     """
     head = bytes(raw[: 1 << 16])
     delimiter = _sniff_delimiter(head[len(_BOM):] if head.startswith(_BOM) else head, n_fields)
     if delimiter is None or not _no_other_whitespace(raw, delimiter.encode()):
         return None
-    if not _fields_as_trec_eval_reads_them(raw, delimiter.encode()):
-        return None
     if n_fields == 4 and _HEX_LABEL.search(raw):  # pyarrow reads "0x10" as 16; the fallback refuses it, as a label
         return None
-    types = {f"f{i}": columns[i][1] for i in columns}
+    types = {f"f{i}": columns[i][1] if i in columns else pa.string() for i in range(n_fields)}
+    types = {name: pa.large_string() if kind == pa.string() else kind for name, kind in types.items()}
     try:
         table = pcsv.read_csv(
             pa.BufferReader(pa.py_buffer(raw)),
             read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=max(1 << 20, MAX_LINE_BYTES)),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                             escape_char=False, ignore_empty_lines=True),
-            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(types),
-                                                strings_can_be_null=False, null_values=[]),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, null_values=[]),
         )
     except (pa.ArrowException, OSError, ValueError):
         return None
-    return table
+    if not _as_trec_eval_reads_it(table):
+        return None
+    return table.select([f"f{i}" for i in columns])
+
+
+def _as_trec_eval_reads_it(table: pa.Table) -> bool:
+    """Whether the CSV reader's rows are trec_eval's: no empty field and no comment line.
+
+    With one delimiter and no other whitespace (:func:`_no_other_whitespace`), an empty field comes from a
+    doubled, leading or trailing delimiter, which trec_eval's whitespace splitting skips (so its line has another
+    number of fields); a comment line is one whose first field starts with ``#``. Column kernels, no row loop.
+    """
+    for name in table.column_names:
+        column = table.column(name)
+        if pa.types.is_large_string(column.type) and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
+            return False
+    return not (table.num_rows and pc.any(pc.starts_with(table.column("f0"), "#")).as_py())
 
 
 def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
+NO_PROVENANCE_ENV = "IR_RARITY_NO_PROVENANCE"
+"""Set to 1 to leave provenance lines out of every table ``ir-rarity`` prints (as ``--no-provenance``)."""
+
 PROG = "ir-rarity"
 DEMO_MEASURES = ["P@100", "P_rare(alpha=0.5)@100", "P_rare@100", "AP_rare"]
 
@@ -186,7 +189,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if not args.pool and os.environ.get(POOL_ENV):  # the one way to name a pool, here too
         args.pool = [os.environ[POOL_ENV]]
         print(f"{PROG}: note: scoring RUNS against the pool {POOL_ENV} names ({args.pool[0]})", file=sys.stderr)
-    check_outputs([("--output", args.output, False), ("--plot", args.plot, False)], _inputs(args))
+    outputs = [("--output", args.output, False), ("--plot", args.plot, False), ("--metadata", args.metadata, False)]
+    check_outputs(outputs, _inputs(args))
     from ir_rarity.io.datasets import expand_official
 
     measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
@@ -203,8 +207,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if text is None:
         text = render(["run", "query_id", "measure", "value"], _per_query_rows(result, not args.no_summary),
                       args.format, args.places, caption=f"Computed against the {result.describe()}.")
-    _emit(text, args.output)
+    _emit(_stamped(args, text, result), args.output)
     return 0
+
+
+def _stamped(args: argparse.Namespace, text: str, result: Evaluation) -> str:
+    """``text`` with its provenance (unless ``--no-provenance``); ``--metadata FILE`` also gets the ir_metadata."""
+    from ir_rarity.provenance import collect, stamp
+
+    inputs = [i for i in _inputs(args) if i is not None]
+    provenance = collect(args.argv, inputs, result.attrs(), measures=[result.label(m) for m in result.measures])
+    if args.metadata is not None:
+        write_atomic(args.metadata, provenance.ir_metadata(tag=result.names[0] if len(result.names) == 1 else None))
+    off = args.no_provenance or os.environ.get(NO_PROVENANCE_ENV, "") not in ("", "0")
+    return text if off else stamp(text, args.format, provenance)
 
 
 def _per_query_rows(result: Evaluation, summary: bool) -> list[tuple[str, str, str, float]]:
@@ -286,6 +302,10 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots)
+    from ir_rarity.provenance import collect, write_folder
+
+    write_folder(args.out, collect(args.argv, [i for i in _inputs(args) if i is not None], pool.info().as_dict(),
+                                   trials=args.trials, cutoff=args.cutoff, seed=args.seed))
     if result is not None:
         print(result)
     return 0
@@ -374,6 +394,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--no-summary", "--no_summary", action="store_true",
                    help="with -q: per-query values only, no 'all' rows")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
+    p.add_argument("--no-provenance", action="store_true",
+                   help="no provenance lines (versions, command, input hashes, pool) at the top of the output "
+                        f"(also {NO_PROVENANCE_ENV}=1)")
+    p.add_argument("--metadata", metavar="FILE",
+                   help="also write the provenance as an ir_metadata document (CLEF LongEval, TIREx) to FILE")
     p.add_argument("--output", metavar="FILE",
                    help="write here instead of stdout: a regular file is replaced atomically; a FIFO, a device or "
                         "/dev/stdout is written in place, as a stream")
@@ -417,6 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ir-rarity`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = [PROG, *(sys.argv[1:] if argv is None else argv)]  # the command outputs record (provenance)
     try:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error

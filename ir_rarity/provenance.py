@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record"]
+from ir_rarity.io.files import write_text
+
+__all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "stamp", "write_folder"]
 
 PACKAGES = ("ir_rarity", "ir_measures", "pyterrier", "numpy", "pandas")
 """Packages whose versions every output records (a package not installed is recorded as ``"not installed"``)."""
@@ -169,6 +171,43 @@ class Provenance:
         document["evaluation"] = {"pool": _plain(self.pool), "created": self.created, **_plain(self.extra)}
         body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
         return f"ir_metadata.start\n{body}ir_metadata.end\n"
+
+
+def stamp(text: str, fmt: str, provenance: Provenance) -> str:
+    """``text`` (a table in ``fmt``) with its provenance, in the way each format carries a comment.
+
+    * ``tsv``, ``csv``: leading ``# key: value`` lines (as ir_metadata in run files; trec_eval 10.0 and
+      ``pandas.read_csv(comment="#")`` skip them);
+    * ``jsonl``: a first line ``{"provenance": {...}}``;
+    * ``markdown``, ``html``: a leading HTML comment holding the JSON (not shown when rendered);
+    * ``latex``: leading ``% `` lines.
+
+    Raises:
+        ValueError: an unknown format.
+
+    """
+    if fmt in ("tsv", "csv"):
+        return "".join(f"# {line}\n" for line in provenance.lines()) + text
+    if fmt == "latex":
+        return "".join(f"% {line}\n" for line in provenance.lines()) + text
+    if fmt == "jsonl":
+        return json.dumps({"provenance": provenance.as_dict()}, default=str) + "\n" + text
+    if fmt in ("markdown", "html"):
+        body = provenance.json().replace("--", "- -")  # "--" may not appear inside an HTML comment
+        return f"<!-- ir_rarity provenance\n{body}\n-->\n{text}"
+    raise ValueError(f"no provenance stamp for format {fmt!r}")
+
+
+def write_folder(folder: str | os.PathLike[str], provenance: Provenance) -> list[Path]:
+    """Write ``provenance.json`` and ``ir_metadata.yml`` (the ir_metadata document) into an output folder.
+
+    Returns:
+        The two paths written (atomically).
+
+    """
+    out = Path(folder)
+    return [write_text(out / "provenance.json", provenance.json() + "\n"),
+            write_text(out / "ir_metadata.yml", provenance.ir_metadata())]
 
 
 def _plain(value: Any) -> Any:

@@ -28,6 +28,9 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     import os
 
     os.environ.setdefault("IR_RARITY_CACHE", str(tmp_path_factory.mktemp("ir_rarity_cache")))
+    # Tables without their provenance lines, so tests parse them as plain tables; the provenance itself is tested
+    # format by format (tests/cli/test_provenance_outputs.py) with this unset.
+    os.environ.setdefault("IR_RARITY_NO_PROVENANCE", "1")
 
 
 # Three systems. The rank column is deliberately wrong in run C: it must be ignored.

@@ -52,6 +52,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.compare.cli", "ir_rarity.pool.pool"): LAZY,
     ("ir_rarity.compare.cli", "ir_rarity.compare.plots"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.pool.teams"): LAZY,
+    ("ir_rarity.pooling.command", "ir_rarity.provenance"): LAZY,
+    ("ir_rarity.cli", "ir_rarity.provenance"): LAZY_COMMAND,
     ("ir_rarity.pooling.command", "ir_rarity.campaign"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.checks"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.io.frames"): LAZY,

@@ -164,6 +164,11 @@ def run(args: argparse.Namespace) -> int:
         if args.incomplete:
             incomplete = incomplete_judgments(pool, qrels, measures)
     summary = write_report(args.out, sim, reuse, official, incomplete, plots=not args.no_plots)
+    from ir_rarity.provenance import collect, write_folder
+
+    write_folder(args.out, collect(getattr(args, "argv", None), [i for i in _inputs(args) if i is not None],
+                                   pool.info().as_dict(),
+                                   strategies=list(args.strategies), budgets=list(budgets), seed=args.seed))
     print(render_frame(found_table(sim), "markdown", 0, caption=f"Relevant documents found ({sim.describe()})"))
     print(f"ir-rarity: pooling: report in {summary}", file=sys.stderr)
     return 0

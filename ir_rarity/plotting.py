@@ -27,11 +27,41 @@ def new_figure(width: float, height: float, **options: Any) -> Figure:
         ImportError: matplotlib is not installed; the message says which extra brings it.
 
     """
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
-    return Figure(figsize=(width, height), **options)
+    return _figure_class()(figsize=(width, height), **options)
+
+
+_CLASS: list[type] = []
+
+
+def _figure_class() -> type[Figure]:
+    """:class:`~matplotlib.figure.Figure` that also shows itself as a PNG in a notebook (``_repr_png_``).
+
+    IPython shows an object by its ``_repr_png_`` when no backend registered a display for figures, so a figure
+    returned by a cell shows without ``%matplotlib inline`` and without pyplot (where the inline backend is on,
+    its own display is used instead, once).
+
+    Raises:
+        ImportError: matplotlib is not installed; the message says which extra brings it.
+
+    """
+    if not _CLASS:
+        try:
+            from matplotlib.figure import Figure
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("plots need matplotlib: pip install 'ir_rarity[plots]'") from None
+
+        class ShownFigure(Figure):
+            """A figure that renders itself as PNG for notebooks."""
+
+            def _repr_png_(self) -> bytes:
+                import io
+
+                buffer = io.BytesIO()
+                self.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+                return buffer.getvalue()
+
+        _CLASS.append(ShownFigure)
+    return _CLASS[0]
 
 
 def written(fig: Figure, path: str | os.PathLike[str] | None, dpi: int = 120) -> Figure:

@@ -1,9 +1,10 @@
-"""Progress bars for long work: tqdm on stderr, shown only on a terminal, switched off by ``progress=False``.
+"""Progress bars for long work: tqdm.auto, shown on a terminal or in Jupyter, switched off by ``progress=False``.
 
 Every long loop of ir_rarity (reading run files, the per-run fallback through ir_measures, the meta analyses,
 loops over trials) goes through :func:`progress`. A call's own ``progress`` argument wins; without one
 (``None``) the process-wide setting applies (:func:`set_progress`, what ``ir-rarity --quiet`` sets), and
-without that a bar is drawn only when stderr is a terminal.
+without that a bar is drawn when stderr is a terminal or the code runs in a Jupyter kernel (``tqdm.auto``: a
+widget there, text on stderr elsewhere).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["counter", "progress", "progress_disabled", "set_progress"]
+__all__ = ["counter", "in_notebook", "progress", "progress_disabled", "set_progress"]
 
 T = TypeVar("T")
 
@@ -35,9 +36,21 @@ def progress_disabled() -> Iterator[None]:
         _SETTING[0] = before
 
 
+def in_notebook() -> bool:
+    """Whether the code runs in a Jupyter kernel (ipykernel), where stderr is no terminal but bars show as widgets."""
+    import sys
+
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    kernel = get() if callable(get) else None
+    return kernel is not None and getattr(kernel, "kernel", None) is not None
+
+
 def _disable(enabled: bool | None) -> bool | None:
-    """Tqdm's ``disable``: True hides the bar, None hides it when stderr is not a terminal."""
+    """Tqdm's ``disable``: True hides the bar, None hides it when stderr is not a terminal (shown in a notebook)."""
     chosen = _SETTING[0] if enabled is None else enabled
+    if chosen is None and in_notebook():
+        return False  # tqdm.auto draws a widget; isatty() is False in a kernel, so None would hide it
     return None if chosen is None else not chosen
 
 

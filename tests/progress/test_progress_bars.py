@@ -43,3 +43,20 @@ def test_cli_quiet(hand_files: dict[str, Path], capsys: pytest.CaptureFixture[st
         assert "ir_measures" not in err and "\r" not in err
     finally:
         set_progress(None)
+
+
+def test_a_jupyter_kernel_shows_bars(monkeypatch) -> None:
+    """In a kernel stderr is no terminal (tqdm's disable=None would hide the bar): bars are on there."""
+    import sys
+    import types
+
+    from ir_rarity import progress as module
+
+    assert module._disable(None) is None  # not in a kernel: tqdm decides by isatty
+    kernel = types.SimpleNamespace(kernel=object())
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: kernel))
+    assert module.in_notebook() and module._disable(None) is False
+    assert module._disable(False) is True  # an explicit choice still wins
+    shell = types.SimpleNamespace(get_ipython=lambda: types.SimpleNamespace())  # plain IPython terminal: no kernel
+    monkeypatch.setitem(sys.modules, "IPython", shell)
+    assert not module.in_notebook()

@@ -23,7 +23,6 @@ from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.stats.scores import direction_of, run_means
@@ -101,6 +100,8 @@ def kendall_tau(
         ParameterError: On an unknown ``variant``.
 
     """
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     if variant not in ("b", "c"):
         raise ParameterError(f"variant must be 'b' or 'c', got {variant!r}")
     mean_a, mean_b = _aligned_oriented_means(a, b, higher_is_better)

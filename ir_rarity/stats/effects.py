@@ -27,7 +27,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats as sps
 
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats.names import DIFF_INTERVALS
@@ -80,6 +79,8 @@ def mean_difference_interval(diffs: np.ndarray, level: float = 0.95, resamples: 
         ParameterError: A level outside (0, 1), fewer than 2 resamples or an unknown method.
 
     """
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     how = _method(method)
     if not 0.0 < float(level) < 1.0:
         raise ParameterError(f"the confidence level must be in (0, 1), got {level}")

@@ -21,7 +21,6 @@ the same interval.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
 
 from ir_rarity.errors import ParameterError
 
@@ -124,6 +123,8 @@ def t_interval(values: np.ndarray, level: float = 0.95, skip_undefined: bool = F
         ParameterError: A level outside (0, 1), or values that are not a matrix.
 
     """
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     level = _check_level(level)
     filled, defined = _prepared(values, skip_undefined)
     n = defined.sum(axis=1).astype(float)

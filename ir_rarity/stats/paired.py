@@ -31,7 +31,6 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import numpy as np
-from scipy import stats as sps
 
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats.names import TESTS
@@ -63,6 +62,8 @@ def paired_differences(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
 
 def _two_sided_t_pvalue(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     """Two-sided p-value ``2 * P(T_df > |t|)``; NaN where ``t`` is NaN or ``df < 1``."""
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     p = np.full(t.shape, np.nan)
     ok = ~np.isnan(t) & (df >= 1)
     p[ok] = 2.0 * sps.t.sf(np.abs(t[ok]), df[ok])
@@ -84,6 +85,8 @@ def paired_t_pvalues(diffs: np.ndarray) -> np.ndarray:
         One two-sided p-value per pair; NaN where the test is undefined (zero variance, fewer than two queries).
 
     """
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     diffs = np.asarray(diffs, dtype=float)
     if not np.isnan(diffs).any():
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -116,6 +119,8 @@ def two_sample_t_pvalues(values: np.ndarray) -> np.ndarray:
         One two-sided p-value per pair in :func:`numpy.triu_indices` order; NaN where undefined.
 
     """
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     values = np.asarray(values, dtype=float)
     i, j = np.triu_indices(values.shape[0], k=1)
     if not np.isnan(values).any():
@@ -177,6 +182,8 @@ def randomization_pvalues(diffs: np.ndarray, trials: int = 10_000,
 
 
 def _wilcoxon(diffs: np.ndarray) -> float:
+    from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
+
     if len(diffs) == 0 or not np.any(diffs):
         return float("nan")  # no query differs: the test is undefined
     with warnings.catch_warnings():

@@ -109,10 +109,7 @@ def _float_segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarr
     segment = np.repeat(np.arange(len(starts)), lengths)
     width = int(lengths.max())
     if len(starts) * width <= 2 * n + 4096:  # cells of similar lengths: one matrix
-        padded = np.zeros((len(starts), width), dtype=np.float64)
-        padded[segment, position] = values
-        np.cumsum(padded, axis=1, out=padded)
-        return padded[segment, position]
+        return _padded_cumsum(values, segment, position, len(starts), width)
     out = np.empty(n, dtype=np.float64)
     size_class = np.ceil(np.log2(lengths)).astype(np.int64)
     for c in np.unique(size_class):
@@ -120,11 +117,25 @@ def _float_segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarr
         local = np.full(len(starts), -1, dtype=np.int64)
         local[chosen] = np.arange(len(chosen))
         rows = np.flatnonzero(local[segment] >= 0) if len(chosen) < len(starts) else np.arange(n)
-        padded = np.zeros((len(chosen), int(lengths[chosen].max())), dtype=np.float64)
-        padded[local[segment[rows]], position[rows]] = values[rows]
-        np.cumsum(padded, axis=1, out=padded)
-        out[rows] = padded[local[segment[rows]], position[rows]]
+        out[rows] = _padded_cumsum(values[rows], local[segment[rows]], position[rows], len(chosen),
+                                   int(lengths[chosen].max()))
     return out
+
+
+def _padded_cumsum(values: np.ndarray, segment: np.ndarray, position: np.ndarray, n_segments: int, width: int
+                   ) -> np.ndarray:
+    """Running sums of segments laid out as the columns of a ``width x n_segments`` zero-padded matrix.
+
+    ``np.cumsum`` down the rows adds row ``p`` to the sums of row ``p - 1`` for every segment at once (each
+    segment's sums are still the plain one-after-another additions), and the flat index ``position * n_segments +
+    segment`` scatters and gathers with one 1-D index instead of a pair.
+    """
+    flat = position.astype(np.int64) * n_segments + segment
+    padded = np.zeros(width * n_segments, dtype=np.float64)
+    padded[flat] = values
+    matrix = padded.reshape(width, n_segments)
+    np.cumsum(matrix, axis=0, out=matrix)
+    return padded[flat]
 
 
 def rarity_precision(gain: np.ndarray, cell: np.ndarray, n_cells: int, cutoff: int) -> np.ndarray:

@@ -192,6 +192,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     outputs = [("--output", args.output, False), ("--plot", args.plot, False), ("--metadata", args.metadata, False)]
     check_outputs(outputs, _inputs(args))
     from ir_rarity.io.datasets import expand_official
+    from ir_rarity.provenance import hash_inputs
+
+    if _wants_provenance(args) or args.metadata is not None:  # inputs hashed on a thread, while evaluating
+        args.hashed = hash_inputs([i for i in _inputs(args) if i is not None])
 
     measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
     from ir_rarity.compare.cli import eval_table, wants_table
@@ -213,14 +217,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _stamped(args: argparse.Namespace, text: str, result: Evaluation) -> str:
     """``text`` with its provenance (unless ``--no-provenance``); ``--metadata FILE`` also gets the ir_metadata."""
+    if not (_wants_provenance(args) or args.metadata is not None):
+        return text
     from ir_rarity.provenance import collect, stamp
 
-    inputs = [i for i in _inputs(args) if i is not None]
-    provenance = collect(args.argv, inputs, result.attrs(), measures=[result.label(m) for m in result.measures])
+    provenance = collect(args.argv, args.hashed, result.attrs(), measures=[result.label(m) for m in result.measures])
     if args.metadata is not None:
         write_atomic(args.metadata, provenance.ir_metadata(tag=result.names[0] if len(result.names) == 1 else None))
-    off = args.no_provenance or os.environ.get(NO_PROVENANCE_ENV, "") not in ("", "0")
-    return text if off else stamp(text, args.format, provenance)
+    return stamp(text, args.format, provenance) if _wants_provenance(args) else text
+
+
+def _wants_provenance(args: argparse.Namespace) -> bool:
+    """Whether the table gets its provenance lines (not with ``--no-provenance`` or :data:`NO_PROVENANCE_ENV`)."""
+    return not (args.no_provenance or os.environ.get(NO_PROVENANCE_ENV, "") not in ("", "0"))
 
 
 def _per_query_rows(result: Evaluation, summary: bool) -> list[tuple[str, str, str, float]]:

@@ -23,13 +23,15 @@ import platform
 import shlex
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ir_rarity.io.files import write_text
 
-__all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "stamp", "write_folder"]
+__all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs", "stamp",
+           "write_folder"]
 
 PACKAGES = ("ir_rarity", "ir_measures", "pyterrier", "numpy", "pandas")
 """Packages whose versions every output records (a package not installed is recorded as ``"not installed"``)."""
@@ -74,6 +76,22 @@ def file_record(spec: str | os.PathLike[str]) -> list[InputFile]:
             digest.update(chunk)
     return [InputFile(name=os.fspath(spec), path=str(path.resolve()), size=path.stat().st_size,
                       sha256=digest.hexdigest())]
+
+
+def hash_inputs(inputs: Iterable[str | os.PathLike[str]]) -> Future[tuple[InputFile, ...]]:
+    """The :func:`file_record` of every input, computed on a thread while the caller goes on.
+
+    Hashing releases the GIL, so hashing a large campaign overlaps its evaluation; ``.result()`` gives the records
+    (or raises what reading an input raised).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    specs = list(inputs)
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ir_rarity-hash")
+    try:
+        return pool.submit(lambda: tuple(record for spec in specs for record in file_record(spec)))
+    finally:
+        pool.shutdown(wait=False)  # the submitted work still runs to its end
 
 
 def _version(package: str) -> str:
@@ -221,14 +239,16 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def collect(command: str | Sequence[str] | None = None, inputs: Iterable[str | os.PathLike[str]] = (),
+def collect(command: str | Sequence[str] | None = None,
+            inputs: Iterable[str | os.PathLike[str]] | Future[tuple[InputFile, ...]] = (),
             pool: Mapping[str, Any] | None = None, **extra: Any) -> Provenance:
     """The provenance of an output being made now.
 
     Args:
         command: The command line (a string, or ``argv`` to join), or a description of the Python call; None
             takes ``sys.argv``.
-        inputs: Input files, folders or names (see :func:`file_record`), e.g. the qrels and the runs.
+        inputs: Input files, folders or names (see :func:`file_record`), e.g. the qrels and the runs; or the
+            future :func:`hash_inputs` returned.
         pool: What the values were computed against (``Evaluation.attrs()`` or ``CampaignInfo.as_dict()``).
         **extra: Further facts (measures, seed, trials...).
 
@@ -237,7 +257,8 @@ def collect(command: str | Sequence[str] | None = None, inputs: Iterable[str | o
 
     """
     text = command if isinstance(command, str) else command_line(command)
-    records = tuple(record for spec in inputs for record in file_record(spec))
+    records = inputs.result() if isinstance(inputs, Future) else tuple(
+        record for spec in inputs for record in file_record(spec))
     versions = {name: _version(name) for name in PACKAGES}
     versions["python"] = platform.python_version()
     created = _datetime.datetime.now(_datetime.timezone.utc).replace(microsecond=0).isoformat()

@@ -58,6 +58,15 @@ class Report:
         return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" style="width:100%;height:720px;'
                 f'border:1px solid #ddd"></iframe>')
 
+    def _repr_markdown_(self) -> str:
+        """A markdown summary: what the report covers, its size, and its leaderboard's means."""
+        from ir_rarity.tables import render_frame
+
+        ev = self.data.evaluation
+        table = ev.table().reset_index()
+        return (f"**Campaign report**: {len(ev.names)} runs x {len(ev.query_ids)} queries; {ev.describe()}; "
+                f"{self.size / 1e6:.1f} MB (open the HTML for the charts).\n\n{render_frame(table, 'markdown')}")
+
     def __repr__(self) -> str:
         ev = self.data.evaluation
         return (f"Report({len(ev.names)} runs x {len(ev.query_ids)} queries, {self.size / 1e6:.1f} MB, "

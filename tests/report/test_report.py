@@ -116,6 +116,11 @@ def test_save_and_repr(round1_report: ir_rarity.report.Report, round1_html: Path
     assert round1_html.read_text(encoding="utf-8") == round1_report.html
     assert round1_report._repr_html_().startswith("<iframe srcdoc=")
     assert "143 runs x 30 queries" in repr(round1_report)
+    markdown = round1_report._repr_markdown_()
+    assert markdown.startswith("**Campaign report**: 143 runs x 30 queries; ")
+    table = round1_report.data.evaluation.table()
+    first = table.index[0]
+    assert f"| {first} | {table.iloc[0, 0]:.4f} |" in markdown
 
 
 def test_cli_writes_the_report(hand_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -2,8 +2,10 @@
 
 Every measure of ir_rarity is a mean of per-query values, and a query's values need only that query's rows:
 S_d of a document of query q counts the runs that retrieved it *for q*. So a campaign can be split by query.
-:func:`evaluate_with_dask` reads the run files with ``dask.dataframe`` in blocks, keeps only what the engine
-needs (run and query as int32 codes, Arrow document ids, the score), moves the rows with Dask's shuffle so that
+:func:`evaluate_with_dask` reads the run files with ir_rarity's reader, a batch of files a task (files larger than
+a block: with ``dask.dataframe`` in blocks), cuts each run to the depth the measures read (as
+:func:`ir_rarity.evaluate` does), keeps only what the engine needs (run and query as int32 codes, Arrow document
+ids, the score), moves the rows with Dask's shuffle so that
 each partition holds every row of a range of queries (on a distributed cluster Dask's P2P shuffle, which
 stages the rows on disk), evaluates each partition with ir_rarity's engine (a
 :class:`~ir_rarity.pool.pool.Pool` of all runs restricted to those queries, S the number of runs of the whole
@@ -33,12 +35,16 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.io.trec import read_trec_run
 from ir_rarity.measures.parse import parse_measures
+from ir_rarity.pool.build import top_k
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
+from ir_rarity.scoring import required_depth
 
 __all__ = ["evaluate_with_dask", "read_runs_dask"]
 
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
 _READ = {"query_id": 0, "doc_id": 2, "score": 4, "tag": 5}  # field positions of a TREC run line (q0, rank unread)
 
 
@@ -65,7 +71,7 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
     if name_by == "file":
         _file_names(files)  # two files of one name would be one run: refuse them before reading
     fields = ["query_id", "doc_id", "score"] + (["tag"] if name_by == "tag" else [])
-    compressed = any(p.suffix in (".gz", ".bz2", ".xz", ".zip", ".zst") for p in files)
+    compressed = any(p.suffix in _COMPRESSED for p in files)
     frame = dd.read_csv([str(p) for p in files], sep=r"\s+", header=None, usecols=[_READ[f] for f in fields],
                         names=list(range(6)), blocksize=None if compressed else blocksize,
                         dtype={_READ[f]: "float64" if f == "score" else "str" for f in fields},
@@ -94,6 +100,51 @@ def _encode_part(part: pd.DataFrame, names: pd.Index, queries: pd.Index) -> pd.D
                          "doc_id": part["doc_id"].array[keep], "score": part["score"].to_numpy()[keep]}, copy=False)
 
 
+def _codes(values: Any, index: pd.Index) -> np.ndarray:
+    """Positions in ``index`` of every value (-1: not in it), looked up once per distinct value."""
+    codes, uniques = pd.factorize(values)
+    return index.get_indexer(pd.Index(uniques, dtype="str"))[codes] if len(uniques) else codes
+
+
+def _read_file(paths: list[str], name_by: Literal["file", "tag"], names: pd.Index, queries: pd.Index,
+               keep_depth: int | None) -> pd.DataFrame:
+    """Run files read by ir_rarity's reader and encoded as :func:`_encode_part` encodes a block.
+
+    With ``keep_depth``, each run is first cut to its top ``keep_depth`` documents per query in trec_eval order
+    (:func:`~ir_rarity.pool.build.top_k`, the cut a pool makes while reading; duplicates checked before it), so
+    the shuffle moves only the rows the measures read.
+    """
+    parts = [_read_one(path, name_by, names, queries, keep_depth) for path in paths]
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+
+
+def _read_one(path: str, name_by: Literal["file", "tag"], names: pd.Index, queries: pd.Index,
+              keep_depth: int | None) -> pd.DataFrame:
+    """One run file of :func:`_read_file`."""
+    frame = read_trec_run(path)
+    if name_by == "file":
+        runs = [(run_name_from_path(Path(path)), frame)]
+    else:
+        runs = [(str(tag), part) for tag, part in frame.groupby("tag", sort=False)]
+    del frame
+    if keep_depth is not None:
+        runs = [(name, top_k(run, keep_depth, name, "error")) for name, run in runs]
+    parts = []
+    for name, run in runs:
+        query = _codes(run["query_id"].array, queries)
+        keep = query >= 0  # a query the qrels do not judge has no value: its rows are dropped before the shuffle
+        parts.append(pd.DataFrame({"query": query[keep].astype(np.int32),
+                                   "run": np.full(int(keep.sum()), names.get_loc(name), dtype=np.int32),
+                                   "doc_id": run["doc_id"].array[keep], "score": run["score"].to_numpy()[keep]},
+                                  copy=False))
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+
+
+def _tags(path: str) -> pd.DataFrame:
+    """The distinct tags of one run file (run names with ``name_by="tag"``)."""
+    return pd.DataFrame({"run": pd.unique(read_trec_run(path)["tag"].array)})
+
+
 def _evaluate_part(part: pd.DataFrame, names: list[str], queries: pd.Index, qrels: pd.DataFrame,
                    measures: list[str]) -> pd.DataFrame:
     """Per-query values of every run for the queries of one partition (S = all runs, S_d within the part).
@@ -116,6 +167,11 @@ def _evaluate_part(part: pd.DataFrame, names: list[str], queries: pd.Index, qrel
     pool = Pool.from_runs(frames)
     del frames, rows
     return pool.evaluate(qrels[qrels["query_id"].isin(local)], measures, by_query=True, progress=False)
+
+
+def _encoded_meta() -> pd.DataFrame:
+    return pd.DataFrame({"query": pd.Series(dtype=np.int32), "run": pd.Series(dtype=np.int32),
+                         "doc_id": pd.Series(dtype="str"), "score": pd.Series(dtype="float64")})
 
 
 def _long_meta() -> pd.DataFrame:
@@ -150,11 +206,14 @@ def evaluate_with_dask(
         qrels: Qrels in any shape :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>` accepts.
         measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones.
         name_by: How runs are named (see :func:`read_runs_dask`).
-        npartitions: Partitions of queries (default: one per judged query, at most one per input partition
-            and at least 2); at most the number of judged queries.
+        npartitions: Partitions of queries (default: one per judged query, at most one per run file or input
+            partition, and at least 2); at most the number of judged queries.
         by_query: Return the long per-query table (``run, query_id, measure, value``) instead of one row per run.
         shuffle_method: Dask's shuffle (``"p2p"``, ``"tasks"``, ``"disk"``; default: Dask's configuration).
-        blocksize: Bytes of an uncompressed run file read by one task (see :func:`read_runs_dask`).
+        blocksize: Bytes of uncompressed run files read by one task: files that all fit are read whole by
+            ir_rarity's reader, a quarter block of files a task (a compressed file alone), and each run cut to
+            the deepest rank the measures read (none when one needs whole runs); otherwise as
+            :func:`read_runs_dask` reads them, in blocks.
 
     Returns:
         As :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>`: one row per run (index ``run``, sorted by
@@ -169,21 +228,24 @@ def evaluate_with_dask(
     qrels_frame = as_qrels_frame(qrels)
     if npartitions is not None and npartitions < 1:
         raise ParameterError(f"npartitions must be >= 1, got {npartitions}")
-    frame = runs if hasattr(runs, "map_partitions") else read_runs_dask(runs, name_by=name_by, blocksize=blocksize)
-    if hasattr(runs, "map_partitions") or name_by == "tag":
-        names = sorted(str(n) for n in frame["run"].unique().compute())  # one pass over the rows for the names
-    else:
-        names = sorted(_file_names(_run_files(runs)))
     query_ids = pd.Index(pd.unique(qrels_frame["query_id"].to_numpy())).sort_values()
-    parts = min(len(query_ids), npartitions if npartitions is not None else max(2, frame.npartitions))
-    encoded_meta = pd.DataFrame({"query": pd.Series(dtype=np.int32), "run": pd.Series(dtype=np.int32),
-                                 "doc_id": pd.Series(dtype="str"), "score": pd.Series(dtype="float64")})
-    encoded = frame.map_partitions(_encode_part, pd.Index(names, dtype="str"), pd.Index(query_ids, dtype="str"),
-                                   meta=encoded_meta)
+    queries = pd.Index(query_ids, dtype="str")
+    files = None if hasattr(runs, "map_partitions") else _run_files(runs)
+    if files is not None and _whole_files(files, blocksize):
+        encoded, names = _read_files(files, name_by, queries, required_depth(measure_list), blocksize)
+    else:  # a Dask frame, or files larger than a block: dask.dataframe reads them in blocks
+        frame = runs if files is None else read_runs_dask(files, name_by=name_by, blocksize=blocksize)
+        if files is None or name_by == "tag":
+            names = sorted(str(n) for n in frame["run"].unique().compute())  # one pass over the rows for the names
+        else:
+            names = sorted(_file_names(files))
+        encoded = frame.map_partitions(_encode_part, pd.Index(names, dtype="str"), queries, meta=_encoded_meta())
+    inputs = encoded.npartitions if files is None else max(len(files), encoded.npartitions)
+    parts = min(len(query_ids), npartitions if npartitions is not None else max(2, inputs))
     # partition k holds query codes [divisions[k], divisions[k + 1]) (the last one closed): balanced, contiguous
     divisions = [k * len(query_ids) // parts for k in range(parts)] + [len(query_ids) - 1]
     by_query_frame = encoded.set_index("query", divisions=divisions, shuffle_method=shuffle_method)
-    long = by_query_frame.map_partitions(_evaluate_part, names, pd.Index(query_ids, dtype="str"), qrels_frame, texts,
+    long = by_query_frame.map_partitions(_evaluate_part, names, queries, qrels_frame, texts,
                                          meta=_long_meta()).compute()
     missing = query_ids.difference(pd.Index(long["query_id"].unique()))
     if len(missing):  # qrels queries no run retrieved: the value of an empty ranking, as the engine gives it
@@ -198,6 +260,54 @@ def evaluate_with_dask(
         wide = wide.reindex(index=names, columns=query_ids)
         table[text] = aggregate(m, wide.to_numpy(dtype=np.float64))
     return pd.DataFrame(table, index=pd.Index(names, name="run"))
+
+
+def _whole_files(files: list[Path], blocksize: str | int | None) -> bool:
+    """Whether every file fits in one block (compressed files are read whole anyway): then one task reads a file."""
+    if blocksize is None:
+        return True
+    from dask.utils import parse_bytes  # an optional dependency (ir_rarity[dask]): imported when first used
+
+    limit = parse_bytes(blocksize)
+    return all(p.suffix in _COMPRESSED or p.stat().st_size <= limit for p in files)
+
+
+def _batches(files: list[Path], blocksize: str | int | None) -> list[list[str]]:
+    """Consecutive files grouped so that one task reads at most a quarter of ``blocksize`` (a compressed file alone).
+
+    Fewer, larger input partitions: the shuffle's cost grows with input x output partitions, not only with bytes.
+    A quarter: a task's rows are held while read, concatenated and handed to the shuffle (a block of several
+    files whole was too much for a worker of the D1 benchmark).
+    """
+    from dask.utils import parse_bytes  # an optional dependency (ir_rarity[dask]): imported when first used
+
+    limit = 0 if blocksize is None else parse_bytes(blocksize) // 4
+    batches: list[list[str]] = []
+    size = limit + 1
+    for p in files:
+        bytes_ = p.stat().st_size
+        if p.suffix in _COMPRESSED or size + bytes_ > limit:
+            batches.append([])
+            size = limit + 1 if p.suffix in _COMPRESSED else 0
+        batches[-1].append(str(p))
+        size += bytes_
+    return batches
+
+
+def _read_files(files: list[Path], name_by: Literal["file", "tag"], queries: pd.Index, keep_depth: int | None,
+                blocksize: str | int | None) -> tuple[Any, list[str]]:
+    """The encoded rows of ``files``, one task a batch of files (:func:`_read_file`), and the sorted run names."""
+    import dask.dataframe as dd  # an optional dependency (ir_rarity[dask]): imported when first used
+
+    paths = [str(p) for p in files]
+    if name_by == "file":
+        names = sorted(_file_names(files))
+    else:  # one pass over the files for the tags
+        tags = dd.from_map(_tags, paths, meta=pd.DataFrame({"run": pd.Series(dtype="str")})).compute()
+        names = sorted(str(n) for n in pd.unique(tags["run"].array))
+    encoded = dd.from_map(_read_file, _batches(files, blocksize), name_by=name_by, names=pd.Index(names, dtype="str"),
+                          queries=queries, keep_depth=keep_depth, meta=_encoded_meta(), enforce_metadata=False)
+    return encoded, names
 
 
 def _run_files(runs: Any) -> list[Path]:

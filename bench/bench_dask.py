@@ -1,0 +1,81 @@
+"""Dask against in-process evaluation of one synthetic campaign (run by hand, not in CI).
+
+    python bench/make_synthetic.py --runs 500 /tmp/syn500
+    python bench/bench_dask.py /tmp/syn500 [--repeat 2]
+
+Prints the in-process time (``Pool.from_runs(runs).evaluate(qrels, measures)``, best of ``--repeat``), the time of
+``evaluate_with_dask`` on a LocalCluster set up as the D1 row of ``bench/bench_campaign.py`` (2 worker processes,
+1 thread each, memory limit below the campaign's in-memory size, P2P shuffle; best of ``--repeat`` calls on one
+cluster, and the first call with the cluster's start-up), their ratio against the target of 4, and whether the
+values are equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+TARGET = 4.0
+MEASURES = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]  # those of bench_campaign.dask_row
+# as bench_campaign.dask_row: P2P shuffle, spill early, never pause, Arrow's system allocator in the workers
+SETTINGS = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": 0.6,
+            "distributed.worker.memory.pause": False, "dataframe.shuffle.method": "p2p",
+            "distributed.nanny.pre-spawn-environ.ARROW_DEFAULT_MEMORY_POOL": "system"}
+
+
+def main() -> None:
+    """Time both paths and print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("campaign", help="folder made by bench/make_synthetic.py")
+    parser.add_argument("--repeat", type=int, default=2, help="timings of each path (best is kept)")
+    args = parser.parse_args()
+
+    import dask
+    import distributed
+
+    import ir_rarity
+    from ir_rarity import Pool
+    from ir_rarity.pool.dask import evaluate_with_dask
+    from ir_rarity.pool.sources import iter_named_runs
+
+    runs_glob = os.path.join(args.campaign, "runs", "*")
+    qrels = ir_rarity.read_trec_qrels(os.path.join(args.campaign, "qrels.txt"))
+    in_memory = sum(int(f.memory_usage(deep=True).sum()) for _, f in iter_named_runs(runs_glob, progress=False))
+    limit = max(in_memory * 3 // 4, 320 * 2**20)  # as dask_row: below the campaign, above a bare worker
+
+    local = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        expected = Pool.from_runs(runs_glob).evaluate(qrels, MEASURES)
+        local.append(time.perf_counter() - start)
+    expected = expected.sort_index()
+
+    remote = []
+    start = time.perf_counter()
+    with dask.config.set(SETTINGS), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        up = time.perf_counter() - start
+        equal = True
+        for _ in range(args.repeat):
+            call = time.perf_counter()
+            got = evaluate_with_dask(runs_glob, qrels, MEASURES)
+            remote.append(time.perf_counter() - call)
+            equal = equal and bool(got[expected.columns].equals(expected))
+        restarted = client.run(os.getpid) != pids
+
+    best_local, best_remote = min(local), min(remote)
+    print(f"campaign {runs_glob}: {in_memory / 2**20:.0f} MB in memory; workers 2 x {limit / 2**20:.0f} MB")
+    print(f"in-process  {', '.join(f'{t:.1f}' for t in local)} s  best {best_local:.1f} s")
+    print(f"dask        {', '.join(f'{t:.1f}' for t in remote)} s  best {best_remote:.1f} s "
+          f"(cluster start-up {up:.1f} s)")
+    print(f"ratio       {best_remote / best_local:.2f}x (target <= {TARGET:g}x: "
+          f"{'met' if best_remote / best_local <= TARGET else 'NOT met'}); first call with start-up "
+          f"{(remote[0] + up) / best_local:.2f}x")
+    print(f"equal to Pool.evaluate: {equal}; a worker restarted: {restarted}")
+
+
+if __name__ == "__main__":
+    main()

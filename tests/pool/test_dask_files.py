@@ -73,3 +73,16 @@ def test_a_duplicate_below_the_cut_is_refused_as_pool_refuses_it(hand_files: dic
         Pool.from_runs(files)
     with pytest.raises(ir_rarity.errors.InputError):
         evaluate_with_dask(files, hand_qrels, ["P@1"])  # cut at rank 1: the duplicate lies below it
+
+
+def test_a_tag_spread_over_two_files_cut_file_by_file_keeps_its_top_k(hand_qrels: pd.DataFrame, tmp_path: Path) -> None:
+    """Each file's top k of a run holds the run's top k rows of that file: the cut per file loses none of them."""
+    (tmp_path / "one").write_text("q1 Q0 d1 1 1.0 X\nq1 Q0 d2 2 0.5 Y\n")
+    (tmp_path / "two").write_text("q1 Q0 d3 1 2.0 X\nq1 Q0 d3 1 1.0 Y\n")
+    merged = {"X": pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d3"], "score": [1.0, 2.0]}),
+              "Y": pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d2", "d3"], "score": [0.5, 1.0]})}
+    qrels = hand_qrels[hand_qrels["query_id"] == "q1"]
+    expected = Pool.from_runs(merged).evaluate(qrels, ["P_rare@1", "P@1"]).sort_index()
+    table = evaluate_with_dask([str(tmp_path / "one"), str(tmp_path / "two")], qrels, ["P_rare@1", "P@1"],
+                               name_by="tag")
+    pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)

@@ -19,6 +19,7 @@ from ir_rarity.provenance import Provenance, collect
 from ir_rarity.report.charts import check_plotly
 from ir_rarity.report.data import DEFAULT_MEASURES, ReportData, Settings, assemble
 from ir_rarity.report.render import render_html
+from ir_rarity.tables import render_frame
 
 if TYPE_CHECKING:
     from ir_rarity.engine.result import Evaluation
@@ -60,8 +61,6 @@ class Report:
 
     def _repr_markdown_(self) -> str:
         """A markdown summary: what the report covers, its size, and its leaderboard's means."""
-        from ir_rarity.tables import render_frame
-
         ev = self.data.evaluation
         table = ev.table().reset_index()
         return (f"**Campaign report**: {len(ev.names)} runs x {len(ev.query_ids)} queries; {ev.describe()}; "

@@ -21,12 +21,24 @@ startup  ``ir-rarity --help``, median of 7 runs, in ms; and what the start-up ho
     (median of 7 with it / with ``IR_RARITY_NO_HOOK=1``), in ms.
 D1  (``--dask DIR``) evaluate_with_dask on a LocalCluster of 2 worker processes whose memory limit is below
     the campaign's in-memory size: completes, and equals Pool.evaluate.
+D2  (``--dask DIR``) that call's time / the in-process time (``bench/bench_dask.py``), target 4.
+read, eval  reading every run file as ``ir-rarity eval`` does / a script that only parses them with pyarrow, and the
+    whole ``ir-rarity eval -m P@10 P_rare@100`` / that script, fresh processes (``bench/bench_reading.py``),
+    target 1.3; on round 1 and, with ``--synthetic``, its gzipped runs.
+one run  ``ir_measures QRELS RUN "P_rare(alpha=0.5,pool='runs/*.gz')@100 P@100"`` repeated (cache warm) /
+    ``ir_measures QRELS RUN P@100`` (``bench/bench_one_run.py``), target 1.5.
+M3  (``--synthetic DIR``) peak RSS of ir-rarity eval with the R5 measures on the 126-run gzipped campaign, in MB,
+    target 250.
+M4  (``--huge DIR``, ``make_synthetic.py --runs 2000``) peak RSS / rows of that eval, target 15 bytes a row.
+
+R6's target is 8 s (meta in seconds); the rows of earlier rounds keep theirs.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import gzip
 import os
 import platform
 import resource
@@ -146,8 +158,11 @@ def campaign_rows(table: Table, label: str, runs_glob: str, qrels_path: str, ski
             cli = [sys.executable, "-m", "ir_rarity", "meta", qrels_path, *sorted(glob.glob(runs_glob)), "--out",
                    out, "--trials", "1000", "--quiet"]
             t_meta, _ = best(lambda: subprocess.run(cli, check=True, capture_output=True), 1)
-        table.add("R6", label, "ir-rarity meta, all analyses, 1000 trials", f"{t_meta:.1f} s", "", t_meta, 30.0,
+        table.add("R6", label, "ir-rarity meta, all analyses, 1000 trials", f"{t_meta:.1f} s", "", t_meta, 8.0,
                   " s")
+
+    if "read" not in skip:
+        reading_rows(table, label, runs_glob, qrels_path)
 
 
 
@@ -220,6 +235,69 @@ def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) 
               0.0 if equal and not restarted else 1.0, 0.0)
 
 
+def _sibling(name: str) -> Any:
+    """A bench script of this folder, as a module (they are scripts, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def reading_rows(table: Table, label: str, runs_glob: str, qrels_path: str, repeat: int = 5) -> None:
+    """read and eval: ours / the pyarrow-only floor (``bench_reading.py``), medians of runs taken in turn."""
+    reading = _sibling("bench_reading")
+    files = sorted(glob.glob(runs_glob))
+    reading.ours_read(files[:2]), reading.parse_only(files[:2])  # warm: imports and the page cache
+    t = reading.medians({"ours": lambda: reading.ours_read(files), "floor": lambda: reading.parse_only(files)}, repeat)
+    table.add("read", label, "every run file read as eval reads them / pyarrow parsing them only",
+              f"{t['ours']:.2f} s", f"{t['floor']:.2f} s", t["ours"] / t["floor"], reading.TARGET)
+    with tempfile.TemporaryDirectory() as scratch:
+        cli = [sys.executable, "-m", "ir_rarity", "eval", qrels_path, *files, "-m", *reading.MEASURES, "--quiet"]
+        floor = [sys.executable, str(HERE / "bench_reading.py"), "--parse-only", *files]
+        t = reading.medians({"ours": lambda: reading.quietly(cli, scratch),
+                             "floor": lambda: reading.quietly(floor, scratch)}, repeat)
+    table.add("eval", label, f"ir-rarity eval -m {' '.join(reading.MEASURES)} / the pyarrow-only script",
+              f"{t['ours']:.2f} s", f"{t['floor']:.2f} s", t["ours"] / t["floor"], reading.TARGET)
+
+
+def one_run_row(table: Table) -> None:
+    """one run: the stock command with a rarity measure, cache warm / with P@100 only (``bench_one_run.py``)."""
+    out = subprocess.run([sys.executable, str(HERE / "bench_one_run.py")], capture_output=True, text=True, check=True)
+    medians = dict(line.split()[:3:2] for line in out.stdout.splitlines() if " median " in line)
+    standard, rarity = float(medians["P@100"].rstrip("s")), float(medians["P_rare"].rstrip("s"))
+    table.add("one run", "round 1", "ir_measures QRELS RUN P_rare(pool=runs)@100 P@100, cache warm / P@100",
+              f"{rarity:.2f} s", f"{standard:.2f} s", rarity / standard, 1.5)
+
+
+def dask_ratio_row(table: Table, folder: str) -> None:
+    """D2: evaluate_with_dask / in-process on the same campaign (``bench_dask.py``)."""
+    out = subprocess.run([sys.executable, str(HERE / "bench_dask.py"), folder], capture_output=True, text=True,
+                         check=True).stdout
+    ratio = float(next(line for line in out.splitlines() if line.startswith("ratio")).split()[1].rstrip("x"))
+    table.add("D2", f"synthetic {len(glob.glob(os.path.join(folder, 'runs', '*')))} runs",
+              "evaluate_with_dask, 2 memory-limited workers / in process", "", "", ratio, 4.0)
+
+
+def eval_memory_row(table: Table, row: str, folder: str, target: float, per_row: bool) -> None:
+    """M3 (MB) and M4 (bytes a row): peak RSS of ir-rarity eval with the R5 measures."""
+    runs = os.path.join(folder, "runs-gz" if os.path.isdir(os.path.join(folder, "runs-gz")) else "runs")
+    files = sorted(glob.glob(os.path.join(runs, "*")))
+    cli = [sys.executable, "-m", "ir_rarity", "eval", os.path.join(folder, "qrels.txt"), runs,
+           "-m", *R5_MEASURES, "--quiet", "--no-provenance"]
+    peak = peak_rss_mb(cli)
+    rows = sum(Path(f).read_bytes().count(b"\n") for f in files[:3]) / 3 * len(files) if not files[0].endswith(
+        ".gz") else sum(len(gzip.decompress(Path(f).read_bytes()).splitlines()) for f in files[:3]) / 3 * len(files)
+    if per_row:
+        table.add(row, f"synthetic {len(files)} runs", "peak RSS of ir-rarity eval (R5 measures) / rows",
+                  f"{peak:.0f} MB", f"{rows:,.0f} rows", peak * 2**20 / rows, target, " B")
+    else:
+        table.add(row, f"synthetic {len(files)} runs", f"peak RSS of ir-rarity eval (R5 measures), {rows:,.0f} rows",
+                  f"{peak:.0f} MB", "", peak, target, " MB")
+
+
 def memory_row(table: Table, big: str) -> None:
     """M2, twice: measures that stop at rank 100 (runs cut at 100 while read) and one that needs whole runs."""
     files = sorted(glob.glob(os.path.join(big, "runs", "*")))
@@ -238,6 +316,7 @@ def main() -> None:
     parser.add_argument("--synthetic", help="folder made by make_synthetic.py (126 runs)")
     parser.add_argument("--big", help="folder made by make_synthetic.py --runs 1000 (M2)")
     parser.add_argument("--dask", help="folder made by make_synthetic.py for D1 (e.g. --runs 300: 15 M rows)")
+    parser.add_argument("--huge", help="folder made by make_synthetic.py --runs 2000 (M4)")
     parser.add_argument("--skip", nargs="*", default=[])
     args = parser.parse_args()
     skip = set(args.skip)
@@ -250,6 +329,12 @@ def main() -> None:
                       os.path.join(args.synthetic, "qrels.txt"), skip)
     if args.big and "M2" not in skip:
         memory_row(table, args.big)
+    if args.synthetic and "M3" not in skip:
+        eval_memory_row(table, "M3", args.synthetic, 250.0, per_row=False)
+    if args.huge and "M4" not in skip:
+        eval_memory_row(table, "M4", args.huge, 15.0, per_row=True)
+    if "one run" not in skip and "one" not in skip:
+        one_run_row(table)
     if args.dask and "D1" not in skip:
         import ir_rarity
 
@@ -257,6 +342,8 @@ def main() -> None:
         qrels = ir_rarity.read_trec_qrels(os.path.join(args.dask, "qrels.txt"))
         dask_row(table, f"synthetic {len(glob.glob(runs_glob))} runs", runs_glob, qrels,
                  sum(Path(f).read_bytes().count(b"\n") for f in glob.glob(runs_glob)))
+        if "D2" not in skip:
+            dask_ratio_row(table, args.dask)
     import numpy
     import pandas
 

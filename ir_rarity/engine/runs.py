@@ -120,7 +120,7 @@ def ranked_as_scores(frame: pd.DataFrame) -> pd.DataFrame:
     """
     query, _ = pd.factorize(frame["query_id"], sort=True)
     doc, _ = pd.factorize(frame["doc_id"].astype(str), sort=True)
-    order = np.lexsort((-doc, -frame["score"].to_numpy(np.float64), query))
+    order = trec_order(frame["score"].to_numpy(np.float64), doc, query, precision="float64")
     starts = block_starts(query[order])
     position = ranks_within_blocks(starts).astype(np.int64)
     sizes = np.diff(np.append(np.flatnonzero(starts), len(order)))

@@ -372,13 +372,7 @@ def _read_counts(source: str, depth: int | None) -> tuple[dict[str, Any], str, d
 def _stored_counts(arrays: dict[str, np.ndarray], prefix: str, depth: int | None, scores: ScorePrecision
                    ) -> StoredCounts:
     """The :class:`StoredCounts` of checked arrays (the counts' own invariants are the count table's to check)."""
-    strings = {}
-    for name in _STRINGS:
-        data, ends = arrays[f"{name}_utf8"], arrays[f"{name}_ends"]
-        if data.dtype != np.uint8 or ends.dtype != np.int64 or ends.ndim != 1 or (len(ends) and (
-                ends[-1] != len(data) or (np.diff(ends) < 0).any() or ends[0] < 0)):
-            raise _Invalid(f"strings {name!r} are malformed")
-        strings[name] = _unpack(data, ends)
+    strings = _strings(arrays)
     names, systems = strings["names"], strings["group_names"]
     if not names or len(set(names)) != len(names) or len(set(systems)) != len(systems) or not (
             1 <= len(systems) <= len(names)):
@@ -396,11 +390,8 @@ class _Invalid(ValueError):
     """A broken invariant of a pool file: its message names the invariant."""
 
 
-def _build(arrays: dict[str, np.ndarray], scores: ScorePrecision) -> EncodedRuns:
-    """The :class:`EncodedRuns` of checked arrays (see :func:`check_invariants`)."""
-    for name in _NUMERIC:
-        if arrays[name].dtype.kind not in ("f" if name == "score" else "iu") or arrays[name].ndim != 1:
-            raise _Invalid(f"array {name!r} has dtype {arrays[name].dtype} and {arrays[name].ndim} dimensions")
+def _strings(arrays: dict[str, np.ndarray]) -> dict[str, list[str]]:
+    """Every string list of a pool file (:data:`_STRINGS`), its UTF-8 bytes and end offsets checked first."""
     strings = {}
     for name in _STRINGS:
         data, ends = arrays[f"{name}_utf8"], arrays[f"{name}_ends"]
@@ -408,6 +399,15 @@ def _build(arrays: dict[str, np.ndarray], scores: ScorePrecision) -> EncodedRuns
                 ends[-1] != len(data) or (np.diff(ends) < 0).any() or ends[0] < 0)):
             raise _Invalid(f"strings {name!r} are malformed")
         strings[name] = _unpack(data, ends)
+    return strings
+
+
+def _build(arrays: dict[str, np.ndarray], scores: ScorePrecision) -> EncodedRuns:
+    """The :class:`EncodedRuns` of checked arrays (see :func:`check_invariants`)."""
+    for name in _NUMERIC:
+        if arrays[name].dtype.kind not in ("f" if name == "score" else "iu") or arrays[name].ndim != 1:
+            raise _Invalid(f"array {name!r} has dtype {arrays[name].dtype} and {arrays[name].ndim} dimensions")
+    strings = _strings(arrays)
     n = len(arrays["run"])
     if any(len(arrays[k]) != n for k in ("query", "doc", "score", "rank")):
         raise _Invalid("row arrays differ in length")

@@ -7,9 +7,12 @@ No kernel loops over rows or cells in Python.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 __all__ = [
+    "block_rows",
     "bounded_rarity",
     "cell_count",
     "cell_sum",
@@ -19,6 +22,16 @@ __all__ = [
     "rarity_precision",
     "segmented_cumsum",
 ]
+
+
+def block_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Row numbers of blocks of consecutive rows (``starts[b]`` to ``starts[b] + lengths[b] - 1``), block after block.
+
+    E.g. the rows of some runs of a table sorted by run, in the order the runs are given.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    return np.repeat(np.asarray(starts, dtype=np.int64) - (np.cumsum(lengths) - lengths), lengths) + \
+        np.arange(int(lengths.sum()), dtype=np.int64)
 
 
 def rarity(s_d: np.ndarray, num_systems: float | np.ndarray) -> np.ndarray:
@@ -68,7 +81,7 @@ def segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarray | No
         values: Per-row values, rows sorted by cell.
         cell: Cell number of each row.
         rank: Optional 0-based position of each row within its cell (cells then start where ``rank`` is 0 and
-            hold consecutive ranks); saves finding the cell starts from ``cell``.
+            hold consecutive ranks); saves finding the cell starts of integer values from ``cell``.
 
     """
     if np.issubdtype(values.dtype, np.integer) or values.dtype == bool:
@@ -84,57 +97,69 @@ def segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarray | No
         else:
             first = np.arange(n) - rank
         return before[1:] - before[first]
-    return _float_segmented_cumsum(values, cell, rank)
+    return _float_segmented_cumsum(values, cell)
 
 
-def _float_segmented_cumsum(values: np.ndarray, cell: np.ndarray, rank: np.ndarray | None) -> np.ndarray:
+def _float_segmented_cumsum(values: np.ndarray, cell: np.ndarray) -> np.ndarray:
     """Per-cell running sums of floats, each cell added up on its own from its first row, in row order.
 
-    Cells are laid out as rows of a zero-padded matrix and summed along rows (``np.cumsum`` adds one value after
-    another), so every prefix is the plain sequence of additions a per-cell loop (trec_eval's) makes. Cells are
-    grouped by length (powers of two) so that the padding stays below the data.
+    Cells are laid out as the columns of a zero-padded matrix whose rows are then added up one after another
+    (:func:`_padded_cumsum`), so every prefix is the plain sequence of additions a per-cell loop (trec_eval's)
+    makes. Cells of very different lengths are grouped by length (powers of two) so that the padding stays
+    within :data:`PADDING` times the data.
     """
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
     start = np.empty(n, dtype=bool)
     start[0] = True
-    start[1:] = cell[1:] != cell[:-1]
+    np.not_equal(cell[1:], cell[:-1], out=start[1:])
     starts = np.flatnonzero(start)
-    if rank is not None and len(starts) == int((rank == 0).sum()) and bool((rank[starts] == 0).all()):
-        position = rank.astype(np.int64, copy=False)
-    else:
-        position = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
-    lengths = np.diff(np.append(starts, n))
-    segment = np.repeat(np.arange(len(starts)), lengths)
+    lengths = np.diff(starts, append=n)
     width = int(lengths.max())
-    if len(starts) * width <= 2 * n + 4096:  # cells of similar lengths: one matrix
-        return _padded_cumsum(values, segment, position, len(starts), width)
+    if len(starts) * width <= PADDING * n + 4096:  # cells of similar lengths: one matrix
+        return _padded_cumsum(values, starts, lengths, width)
     out = np.empty(n, dtype=np.float64)
     size_class = np.ceil(np.log2(lengths)).astype(np.int64)
-    for c in np.unique(size_class):
-        chosen = np.flatnonzero(size_class == c)
-        local = np.full(len(starts), -1, dtype=np.int64)
-        local[chosen] = np.arange(len(chosen))
-        rows = np.flatnonzero(local[segment] >= 0) if len(chosen) < len(starts) else np.arange(n)
-        out[rows] = _padded_cumsum(values[rows], local[segment[rows]], position[rows], len(chosen),
-                                   int(lengths[chosen].max()))
+    order = np.argsort(size_class, kind="stable")  # cells grouped by class, each class's in row order
+    ordered = lengths[order]
+    rows = block_rows(starts[order], ordered)
+    grouped, row_start = values[rows], np.cumsum(ordered) - ordered
+    _, class_start = np.unique(size_class[order], return_index=True)
+    for first, last in itertools.pairwise([*class_start.tolist(), len(starts)]):  # one matrix per class (a few)
+        local = ordered[first:last]
+        lo, hi = int(row_start[first]), int(row_start[last - 1] + local[-1])
+        out[rows[lo:hi]] = _padded_cumsum(grouped[lo:hi], row_start[first:last] - lo, local, int(local.max()))
     return out
 
 
-def _padded_cumsum(values: np.ndarray, segment: np.ndarray, position: np.ndarray, n_segments: int, width: int
-                   ) -> np.ndarray:
-    """Running sums of segments laid out as the columns of a ``width x n_segments`` zero-padded matrix.
+PADDING = 4
+"""Bound on the zero padding of :func:`_float_segmented_cumsum`'s matrices, in multiples of the data."""
 
-    ``np.cumsum`` down the rows adds row ``p`` to the sums of row ``p - 1`` for every segment at once (each
-    segment's sums are still the plain one-after-another additions), and the flat index ``position * n_segments +
-    segment`` scatters and gathers with one 1-D index instead of a pair.
+ROW_ADDITIONS = 512
+"""Cells from which :func:`_padded_cumsum` adds the matrix's rows one numpy addition each (below: ``np.cumsum``)."""
+
+
+def _padded_cumsum(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """Running sums of consecutive cells (rows ``starts[c]`` to ``starts[c] + lengths[c] - 1``) in a padded matrix.
+
+    Cell c is column c of a ``width x cells`` zero-padded matrix, its row p the cell's p-th value (flat index
+    ``p * cells + c``, one 1-D scatter and gather). Adding row ``p - 1`` to row ``p`` for p = 1, 2, ... makes
+    every column its running sums, each still the plain one-after-another additions of its cell; with many cells
+    each addition is one contiguous numpy addition of a whole row (``np.cumsum`` down the columns walks the
+    matrix column by column, several times slower), with few ``np.cumsum`` is used.
     """
-    flat = position.astype(np.int64) * n_segments + segment
-    padded = np.zeros(width * n_segments, dtype=np.float64)
+    n_cells = len(starts)
+    flat = np.repeat(np.arange(n_cells) - starts * n_cells, lengths)
+    flat += np.arange(len(values)) * n_cells  # (row - its cell's start) * n_cells + cell
+    padded = np.zeros(width * n_cells, dtype=np.float64)
     padded[flat] = values
-    matrix = padded.reshape(width, n_segments)
-    np.cumsum(matrix, axis=0, out=matrix)
+    matrix = padded.reshape(width, n_cells)
+    if n_cells >= ROW_ADDITIONS:
+        for p in range(1, width):  # one addition per rank position (at most the longest cell), not per row
+            np.add(matrix[p], matrix[p - 1], out=matrix[p])
+    else:
+        np.cumsum(matrix, axis=0, out=matrix)
     return padded[flat]
 
 

@@ -27,6 +27,7 @@ from ir_measures import Measure
 from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.compute import compute
 from ir_rarity.engine.evaluate import rows_for_runs
+from ir_rarity.engine.kernels import block_rows
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rows import Rows, Selection, Subrows
@@ -268,9 +269,7 @@ class SubsetScorer:
 
 def _rows_of(start: np.ndarray, end: np.ndarray, picked: np.ndarray) -> np.ndarray:
     """Row numbers of runs ``picked`` (in that order), runs holding rows ``start[r]`` to ``end[r]`` - 1."""
-    lengths = end[picked] - start[picked]
-    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.repeat(start[picked], lengths) + offsets
+    return block_rows(start[picked], end[picked] - start[picked])
 
 
 class _Sample(Subrows):

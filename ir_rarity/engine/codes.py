@@ -8,13 +8,18 @@ All later steps work on integer codes. Query ids and docnos are factorized once 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
-import pandas as pd
 
 from ir_rarity.engine.strings import one_array, positions_in_sorted
 from ir_rarity.errors import ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas is imported by the functions that make vocabularies (encode), not with the module: the ranking and key
+# functions here are what the ir_measures provider's warm path needs, and it must not pay for importing pandas.
 
 __all__ = [
     "KEY_SHIFT",
@@ -88,6 +93,8 @@ def encode(values: pd.Series | np.ndarray, known: Sequence[pd.Index]) -> tuple[n
         The int64 codes, and the index of the values that were in no vocabulary (the extension).
 
     """
+    import pandas as pd
+
     arr = pd.Index(values)
     codes = np.full(len(arr), -1, dtype=np.int64)
     offset = 0

@@ -7,13 +7,19 @@ A document is relevant at threshold ``rel`` when its label is at least ``rel`` a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ir_rarity.engine.codes import KEY_SHIFT, encode, pair_keys, sorted_lookup
 from ir_rarity.errors import InputError
 from ir_rarity.io.raw import short
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas is imported by encode_qrels, not with the module: the ir_measures provider's warm path builds its
+# EncodedQrels with numpy alone (see ir_rarity.integrations.warm).
 
 __all__ = ["UNJUDGED", "EncodedQrels", "encode_qrels", "is_relevant"]
 
@@ -84,6 +90,8 @@ def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index
     """
     if len(qrels) == 0:
         raise InputError("the qrels are empty", source)
+    import pandas as pd
+
     query_ids = pd.Index(pd.unique(qrels["query_id"].to_numpy())).sort_values()
     query_codes, qextra = encode(query_ids, [query_vocab])
     qcodes, _ = encode(qrels["query_id"].to_numpy(), [query_vocab, qextra])

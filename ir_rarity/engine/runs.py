@@ -23,6 +23,7 @@ from ir_rarity.engine.codes import (
     ranks_within_blocks,
     trec_order,
 )
+from ir_rarity.engine.hashes import content_hashes, run_fingerprints
 from ir_rarity.errors import DuplicateDocumentError, InputError
 from ir_rarity.io.raw import short
 
@@ -41,9 +42,6 @@ __all__ = [
 Duplicates = Literal["error", "first"]
 
 _HASH_KEY = "ir_rarity:fp:v1."  # 16 bytes: the SipHash key of pandas' hash_array, fixed so fingerprints persist
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def string_hashes(values: pd.Index | np.ndarray | Sequence[str]) -> np.ndarray:
@@ -52,29 +50,6 @@ def string_hashes(values: pd.Index | np.ndarray | Sequence[str]) -> np.ndarray:
     if len(array) == 0:
         return np.zeros(0, dtype=np.uint64)
     return pd.util.hash_array(array, encoding="utf8", hash_key=_HASH_KEY, categorize=False)
-
-
-def content_hashes(query_hash: np.ndarray, doc_hash: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per (query, document, rank) row from the string hashes of its query id and docno."""
-    with np.errstate(over="ignore"):
-        z = query_hash * _GOLDEN ^ doc_hash ^ (rank.astype(np.uint64) + np.uint64(1)) * _MIX2
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        return z ^ (z >> np.uint64(31))
-
-
-def run_fingerprints(run: np.ndarray, rank: np.ndarray, row_hash: np.ndarray, n_runs: int, depth: int | None
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Per run (rows sorted by run): rows within ``depth`` and the wrapping sum of their hashes."""
-    within = np.ones(len(rank), dtype=bool) if depth is None else rank < depth
-    sizes = np.bincount(run[within], minlength=n_runs).astype(np.int64)
-    cum = np.zeros(len(run) + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        np.cumsum(np.where(within, row_hash, np.uint64(0)), dtype=np.uint64, out=cum[1:])
-        ends = np.searchsorted(run, np.arange(n_runs), side="right")
-        starts = np.searchsorted(run, np.arange(n_runs), side="left")
-        sums = cum[ends] - cum[starts]
-    return sizes, sums
 
 
 def check_duplicates(run: np.ndarray | None, key: np.ndarray, duplicates: Duplicates,

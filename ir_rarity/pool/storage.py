@@ -24,7 +24,6 @@ each array, so that what is read alone is checked alone; the counts read are che
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -40,9 +39,13 @@ from ir_rarity.engine.codes import SCORE_PRECISIONS, ScorePrecision
 from ir_rarity.engine.runs import content_hashes, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
-from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION, short
+from ir_rarity.io.raw import short
 from ir_rarity.pool.build import key_index
 from ir_rarity.pool.encoded import EncodedRuns
+from ir_rarity.pool.npz import check_members as _check_members
+from ir_rarity.pool.npz import digest as _digest
+from ir_rarity.pool.npz import pack_strings as _pack
+from ir_rarity.pool.npz import unpack_strings as _unpack
 
 __all__ = ["COUNT_DEPTHS", "FORMAT", "VERSION", "StoredCounts", "check_invariants", "load_counts", "load_runs",
            "save_runs"]
@@ -61,29 +64,6 @@ _COUNT_PARTS = ("keys", "sd", "sizes", "sums")
 _NUMERIC = {"run": "run", "query": "query", "doc": "doc", "score": "score", "rank": "rank", "groups": "system"}
 _STRINGS = {"names": "names", "group_names": "system_names", "queries": "queries", "docs": "docs"}
 _HEADER = "header"
-
-
-def _pack(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Strings as one uint8 array of their UTF-8 bytes and int64 end offsets (exact, any length or character)."""
-    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
-    ends = np.cumsum([len(b) for b in encoded], dtype=np.int64) if encoded else np.zeros(0, dtype=np.int64)
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends
-
-
-def _unpack(data: np.ndarray, ends: np.ndarray) -> list[str]:
-    raw = data.tobytes()
-    starts = np.concatenate([[0], ends[:-1]]) if len(ends) else ends
-    return [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
-
-
-def _digest(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 over every array's name, dtype, shape and bytes, in name order."""
-    h = hashlib.sha256()
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        h.update(json.dumps([name, a.dtype.str, list(a.shape)]).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
 
 
 def _arrays_of(encoded: EncodedRuns) -> dict[str, np.ndarray]:
@@ -152,39 +132,6 @@ def _count_arrays(e: EncodedRuns, depths: Sequence[int | None]
     listed += [[d, dict((k, p) for k, p in listed)[None if d is None or d >= longest else int(d)]]
                for d in depths if d is not None and d >= longest]
     return listed, arrays
-
-
-def _check_members(path: str) -> None:
-    """Refuse, before anything is allocated, a zip whose members declare more than they hold.
-
-    Every member must be a ``.npy`` array whose header's shape and dtype fit the member's stored size, and no
-    member may expand more than :data:`ir_rarity.io.raw.MAX_EXPANSION` times (``numpy.savez`` stores them
-    uncompressed), so a hostile file cannot make the reader allocate more memory than its own size.
-    """
-    size = os.path.getsize(path)
-    with zipfile.ZipFile(path) as archive:
-        members = archive.infolist()
-        if len(members) > 64:
-            raise InputError(f"not an ir_rarity pool file ({len(members)} members)", path)
-        if sum(m.file_size for m in members) > MAX_EXPANSION * size + EXPANSION_ALLOWANCE:
-            raise InputError("not an ir_rarity pool file (members expand beyond the file's size)", path)
-        for member in members:
-            with archive.open(member) as f:
-                try:
-                    version = np.lib.format.read_magic(f)
-                    if version == (1, 0):
-                        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-                    else:
-                        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
-                except ValueError:
-                    raise InputError(f"damaged pool file (member {short(member.filename)} is not an array)",
-                                     path) from None
-                if dtype.hasobject:
-                    raise InputError("not a valid ir_rarity pool file (it holds Python objects)", path)
-                declared = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
-                if declared > member.file_size:
-                    raise InputError(f"damaged pool file (member {short(member.filename)} declares {declared:,} "
-                                     f"bytes but holds {member.file_size:,})", path)
 
 
 def _read_arrays(path: str) -> dict[str, np.ndarray]:

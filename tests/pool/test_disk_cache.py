@@ -19,7 +19,7 @@ import ir_measures
 import pytest
 
 from ir_rarity.errors import InputError
-from ir_rarity.pool import cache
+from ir_rarity.pool import cache, cachefile
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.resolve import clear_cache, resolve_campaign
@@ -53,7 +53,7 @@ def runs(tmp_path: Path) -> Path:
 
 
 def _tables(folder: Path) -> list[Path]:
-    return sorted(folder.glob("counts-*.parquet"))
+    return sorted(folder.glob("counts-*.npz"))
 
 
 def _refuse_reading(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,8 +173,8 @@ def test_a_bad_cache_file_is_counted_again(runs: Path, folder: Path, damage: str
         path.write_bytes(data[: len(data) // 2])
     elif damage == "empty":
         path.write_bytes(b"")
-    else:  # a valid count table, of other counts, put in this key's place
-        CountTable.from_pool(Pool.from_runs({"z": (runs / "a")}), 2).to_parquet(path)
+    else:  # a valid cache file, of other counts and another key, put in this key's place
+        cache.write_table(path, "0" * 40, CountTable.from_pool(Pool.from_runs({"z": (runs / "a")}), 2))
     capsys.readouterr()
     clear_cache()
     again = resolve_campaign(str(runs), counts=True, depth=2)
@@ -187,9 +187,12 @@ def test_a_bad_cache_file_is_counted_again(runs: Path, folder: Path, damage: str
 def test_a_table_of_another_key_is_refused_on_load(runs: Path, folder: Path) -> None:
     resolve_campaign(str(runs), counts=True, depth=2)
     (path,) = _tables(folder)
-    with pytest.raises(InputError, match=r"counts-.*cache_key"):
-        CountTable.read_parquet(path, expect={"cache_key": "0" * 40})
-    assert CountTable.read_parquet(path).depth == 2  # still an ordinary count table
+    key = path.name.removeprefix("counts-").removesuffix(".npz")
+    with pytest.raises(InputError, match=r"counts-.*another key"):
+        cachefile.read_cached(path, "0" * 40, 2)
+    with pytest.raises(InputError, match=r"counts-.*another key or depth"):
+        cachefile.read_cached(path, key, 3)
+    assert cachefile.read_cached(path, key, 2).depth == 2
 
 
 WRITER = """

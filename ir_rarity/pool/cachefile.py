@@ -1,0 +1,328 @@
+"""Where the disk cache of count tables lives, how its files are keyed and bounded, and their format: numpy alone.
+
+:mod:`ir_rarity.pool.cache` counts a campaign and keeps its count table here; the warm path of the ir_measures
+provider (:mod:`ir_rarity.integrations.warm`) reads a kept table with this module only, so that a repeated call
+of the stock command imports neither pandas nor pyarrow. See :mod:`ir_rarity.pool.cache` for the rules (where,
+key, bound, concurrency, trust).
+
+A cache file is an ``.npz`` archive of numeric arrays (``numpy.savez``, read with ``allow_pickle=False``, so
+loading one never runs code), written atomically:
+
+=====================  =========  ==========================================================================
+array                  dtype      holds
+=====================  =========  ==========================================================================
+``header``             uint8      JSON: format, version, key, S, what S counts, runs, depth, scores, digests
+``queries_utf8/ends``  uint8/i8   the sorted query-id vocabulary (UTF-8 bytes, end offsets)
+``docs_utf8/ends``     uint8/i8   the sorted docno vocabulary
+``query_hash``         uint64     :func:`~ir_rarity.engine.runs.string_hashes` of each query id
+``doc_hash``           uint64     the same of each docno (with ``query_hash``: what fingerprints a run's rows)
+``keys``               int64      sorted pair keys (``query code << 32 | doc code``) retrieved within the depth
+``counts``             int64      S_d of each key
+``names_utf8/ends``    uint8/i8   the members' names
+``sizes``, ``sums``    i8/u8      the members' fingerprints at the depth (rows within it, sum of row hashes)
+=====================  =========  ==========================================================================
+
+The header's digests (SHA-256 of each array) are checked on load, and so is every invariant a count table has
+(:func:`read_cached`); a file that fails is never scored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from ir_rarity.errors import InputError
+from ir_rarity.io.files import write_with
+from ir_rarity.pool.npz import check_members, digest, pack_strings, string_array, unpack_strings
+from ir_rarity.pool.paths import Origin
+
+__all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "FORMAT", "LIMIT_ENV", "CachedCounts", "cache_dir",
+           "cache_key", "cache_limit", "cache_path", "evict", "read_cached", "touch", "write_cached"]
+
+CACHE_ENV = "IR_RARITY_CACHE"
+LIMIT_ENV = "IR_RARITY_CACHE_SIZE"
+CACHE_VERSION = 2
+"""Part of every key: bump it when a change to the counting changes what a table counted from the same files
+holds, so that no table counted before is read again. 2: tables kept as ``.npz`` (1: parquet)."""
+DEFAULT_LIMIT = 1 << 30
+"""Default bound of the cache folder: 1 GiB."""
+FORMAT = "ir_rarity.counts-cache/1"
+
+_OFF = {"off", "0", "no", "false", "none"}
+_PREFIX = "counts-"
+_SUFFIXES = (".npz", ".parquet")  # .parquet: tables of version 1, still bounded (and so removed in time)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_STRINGS = ("queries", "docs", "names")
+_NUMBERS = {"query_hash": "u8", "doc_hash": "u8", "keys": "i8", "counts": "i8", "sizes": "i8", "sums": "u8"}
+_KEY_SHIFT = 32  # as ir_rarity.engine.codes.KEY_SHIFT (a test checks they agree)
+
+
+def cache_dir() -> Path | None:
+    """The cache folder (see :mod:`ir_rarity.pool.cache`), or None when the cache is turned off."""
+    value = os.environ.get(CACHE_ENV)
+    if value is not None and value.strip():
+        return None if value.strip().lower() in _OFF else Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ir_rarity"
+
+
+def cache_limit() -> int:
+    """The bound of the cache folder in bytes: ``$IR_RARITY_CACHE_SIZE`` (e.g. ``500M``) or 1 GiB.
+
+    Raises:
+        InputError: the variable is not a size.
+
+    """
+    value = os.environ.get(LIMIT_ENV, "").strip()
+    if not value:
+        return DEFAULT_LIMIT
+    match = re.fullmatch(r"(\d+)\s*([kmgt]?)i?b?", value.lower())
+    if match is None:
+        raise InputError(f"{LIMIT_ENV}={value!r} is not a size in bytes (e.g. 1073741824, 500M or 1G)")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def cache_key(origin: Origin, depth: int | None, **options: Any) -> str | None:
+    """The key of the counts of ``origin``'s files at ``depth`` read with ``options``, or None if not cacheable.
+
+    Args:
+        origin: What the files were read as and their signatures (:class:`~ir_rarity.pool.paths.Origin`).
+        depth: The depth S_d is counted at (None: whole runs).
+        **options: Everything else that changes the counts (teams, duplicates, keep_depth, split_by_tag, scores).
+            Values must be None, strings, numbers, booleans or mappings of strings; anything else (e.g. teams
+            read from a leaderboard file, whose content the key would not see) makes the counts uncacheable.
+
+    """
+    for value in options.values():
+        if not (value is None or isinstance(value, (str, int, float, bool)) or (
+                isinstance(value, Mapping) and all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in value.items()))):
+            return None
+    if options.get("teams") is not None and not isinstance(options["teams"], Mapping):
+        return None  # a leaderboard path: its content is not in the key
+    described = [CACHE_VERSION, FORMAT, origin.kind, sorted(origin.files), depth,
+                 {k: dict(sorted(v.items())) if isinstance(v, Mapping) else v for k, v in sorted(options.items())}]
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode("utf-8")).hexdigest()[:40]
+
+
+def cache_path(folder: Path, key: str) -> Path:
+    """The file of ``key`` in the cache ``folder``."""
+    return folder / f"{_PREFIX}{key}{_SUFFIXES[0]}"
+
+
+@dataclass(frozen=True, eq=False)
+class CachedCounts:
+    """A count table as the cache keeps it (:func:`read_cached`), checked; strings decoded when asked for.
+
+    Attributes:
+        arrays: The file's arrays (see the module docstring), the header left out.
+        num_systems: S.
+        systems: ``"runs"`` or ``"teams"``.
+        n_runs: The runs counted.
+        depth: The depth S_d was counted at (None: whole runs).
+        scores: How the members' rankings were ordered (``"float32"`` or ``"float64"``).
+
+    """
+
+    arrays: dict[str, np.ndarray]
+    num_systems: int
+    systems: str
+    n_runs: int
+    depth: int | None
+    scores: str
+    _decoded: dict[str, np.ndarray | None] = field(default_factory=dict, init=False, repr=False)
+
+    def strings(self, name: str) -> list[str]:
+        """The strings ``name`` (``"queries"``, ``"docs"`` or ``"names"``) as a list."""
+        return unpack_strings(self.arrays[f"{name}_utf8"], self.arrays[f"{name}_ends"])
+
+    def vocabulary(self, name: str) -> np.ndarray | None:
+        """The vocabulary ``name`` (``"queries"``, ``"docs"``) as a sorted numpy unicode array, checked sorted.
+
+        Returns:
+            The array, or None when numpy strings cannot hold it (a string ending with a NUL character).
+
+        Raises:
+            InputError: the vocabulary is not sorted and unique.
+
+        """
+        if name not in self._decoded:
+            values = string_array(self.arrays[f"{name}_utf8"], self.arrays[f"{name}_ends"])
+            if values is not None and len(values) > 1 and not (values[1:] > values[:-1]).all():
+                raise InputError(f"the cached {name} vocabulary is not sorted and unique")
+            self._decoded[name] = values
+        return self._decoded[name]
+
+    def members(self) -> dict[str, tuple[int, int]]:
+        """Member name -> its fingerprint ``(rows within the depth, sum of their hashes)``."""
+        return {name: (int(n), int(h)) for name, n, h in zip(self.strings("names"), self.arrays["sizes"].tolist(),
+                                                              self.arrays["sums"].tolist(), strict=True)}
+
+
+def write_cached(path: Path, key: str, *, queries: Sequence[str], docs: Sequence[str], query_hash: np.ndarray,
+                 doc_hash: np.ndarray, keys: np.ndarray, counts: np.ndarray, members: Mapping[str, tuple[int, int]],
+                 num_systems: int, systems: str, n_runs: int, depth: int | None, scores: str) -> None:
+    """Write a count table to ``path`` (atomically: a temporary file renamed into place).
+
+    Args:
+        path: The cache file (:func:`cache_path`).
+        key: Its key, stored and checked on load.
+        queries: The sorted query-id vocabulary.
+        docs: The sorted docno vocabulary.
+        query_hash: String hash of each query id.
+        doc_hash: String hash of each docno.
+        keys: Sorted pair keys in these vocabularies.
+        counts: S_d of each key.
+        members: Member name -> fingerprint at ``depth``.
+        num_systems: S.
+        systems: ``"runs"`` or ``"teams"``.
+        n_runs: The runs counted.
+        depth: The depth S_d was counted at.
+        scores: How the members' rankings were ordered.
+
+    """
+    arrays: dict[str, np.ndarray] = {}
+    for name, strings in (("queries", list(queries)), ("docs", list(docs)), ("names", list(members))):
+        arrays[f"{name}_utf8"], arrays[f"{name}_ends"] = pack_strings([str(s) for s in strings])
+    numbers = {"query_hash": query_hash, "doc_hash": doc_hash, "keys": keys, "counts": counts,
+               "sizes": np.array([s for s, _ in members.values()], dtype=np.int64),
+               "sums": np.array([h for _, h in members.values()], dtype=np.uint64)}
+    arrays.update({name: np.ascontiguousarray(values, dtype=_NUMBERS[name]) for name, values in numbers.items()})
+    header = {"format": FORMAT, "key": key, "num_systems": int(num_systems), "systems": systems, "runs": int(n_runs),
+              "depth": depth, "scores": scores, "digests": {k: digest({k: v}) for k, v in sorted(arrays.items())}}
+    arrays["header"] = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8).copy()
+
+    def write(tmp: os.PathLike[str]) -> None:
+        with open(tmp, "wb") as f:  # a file object: np.savez would append ".npz" to a path
+            np.savez(f, **cast("dict[str, Any]", arrays))
+
+    write_with(path, write)
+
+
+def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
+    """The table cached at ``path`` for ``key`` at ``depth``, checked; None if there is none.
+
+    Raises:
+        InputError: the file is damaged, foreign, of another key or depth, or breaks an invariant of a count table
+            (the caller removes it and counts again).
+
+    """
+    source = os.fspath(path)
+    try:
+        if not zipfile.is_zipfile(source):
+            raise InputError("not an ir_rarity cache file", source)
+        check_members(source, "cache file")
+        with np.load(source, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except FileNotFoundError:
+        return None
+    except InputError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
+        raise InputError(f"damaged cache file ({type(e).__name__})", source) from None
+    header = _header(arrays.pop("header", None), source)
+    expected = {f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")} | set(_NUMBERS)
+    if set(arrays) != expected:
+        raise InputError("damaged cache file (unexpected arrays)", source)
+    if header.get("key") != key or header.get("depth") != depth:
+        raise InputError("a cache file of another key or depth", source)
+    digests = header.get("digests")
+    if not isinstance(digests, dict) or any(digest({k: v}) != digests.get(k) for k, v in arrays.items()):
+        raise InputError("damaged cache file: an array does not match its SHA-256", source)
+    table = CachedCounts(arrays, num_systems=header["num_systems"], systems=header["systems"],
+                         n_runs=header["runs"], depth=depth, scores=header["scores"])
+    _check(table, source)
+    return table
+
+
+def _header(raw: np.ndarray | None, source: str) -> dict[str, Any]:
+    if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
+        raise InputError("not an ir_rarity cache file (no header)", source)
+    try:
+        header = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise InputError("damaged cache file (unreadable header)", source) from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InputError("not an ir_rarity cache file", source)
+    s, runs = header.get("num_systems"), header.get("runs")
+    if not (isinstance(s, int) and isinstance(runs, int) and s >= 1 and header.get("systems") in ("runs", "teams")
+            and header.get("scores") in ("float32", "float64")):
+        raise InputError("damaged cache file (header)", source)
+    return header
+
+
+def _check(table: CachedCounts, source: str) -> None:
+    """Every invariant of a count table, in vectorized passes (as ``CountTable.from_codes`` checks its input)."""
+    a = table.arrays
+    n = {}
+    for name in _STRINGS:
+        data, ends = a[f"{name}_utf8"], a[f"{name}_ends"]
+        if data.dtype != np.uint8 or data.ndim != 1 or ends.dtype != np.int64 or ends.ndim != 1 or (len(ends) and (
+                ends[-1] != len(data) or ends[0] < 0 or (np.diff(ends) < 0).any())) or (not len(ends) and len(data)):
+            raise InputError(f"damaged cache file (strings {name!r})", source)
+        n[name] = len(ends)
+    for name, kind in _NUMBERS.items():
+        if a[name].dtype != np.dtype(kind) or a[name].ndim != 1:
+            raise InputError(f"damaged cache file (array {name!r})", source)
+    keys, counts, sizes = a["keys"], a["counts"], a["sizes"]
+    s, runs = table.num_systems, table.n_runs
+    if len(a["query_hash"]) != n["queries"] or len(a["doc_hash"]) != n["docs"] or len(counts) != len(keys) \
+            or len(sizes) != n["names"] or len(a["sums"]) != n["names"] or n["names"] != runs:
+        raise InputError("damaged cache file (arrays of different lengths)", source)
+    if len(keys) and ((np.diff(keys) <= 0).any() or keys[0] < 0 or (keys[-1] >> _KEY_SHIFT) >= n["queries"]
+                      or ((keys & ((1 << _KEY_SHIFT) - 1)) >= n["docs"]).any()):
+        raise InputError("invalid cache file: count keys are not sorted, unique pairs of the vocabularies", source)
+    if len(counts) and (counts.min() < 1 or counts.max() > s):
+        raise InputError(f"invalid cache file: S_d must be whole numbers in [1, S = {s}]", source)
+    total, rows = int(counts.sum()), int(sizes.sum())
+    if runs < s or (table.systems == "runs" and runs != s) or total > rows or (table.systems == "runs"
+                                                                                and total != rows):
+        raise InputError(f"invalid cache file: S = {s} {table.systems} for {runs} runs, S_d summing to {total} "
+                         f"over {rows} member rows", source)
+
+
+def touch(path: Path) -> None:
+    """Mark a cache file most recently used (its modification time), if it is still there."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def evict(folder: Path, limit: int, keep: Path | None = None) -> list[Path]:
+    """Remove the least recently used tables of ``folder`` until the rest take at most ``limit`` bytes.
+
+    Args:
+        folder: The cache folder.
+        limit: The bound in bytes.
+        keep: A table removed only if it alone exceeds the bound (the one just written).
+
+    Returns:
+        The tables removed (another process may have removed some of them first).
+
+    """
+    entries: list[tuple[float, int, Path]] = []
+    for suffix in _SUFFIXES:
+        for path in folder.glob(f"{_PREFIX}*{suffix}"):
+            with contextlib.suppress(OSError):
+                st = path.stat()
+                entries.append((st.st_mtime, st.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    removed = []
+    order: Sequence[tuple[float, int, Path]] = sorted(entries, key=lambda e: (e[2] == keep, e[0]))
+    for _, size, path in order:
+        if total <= limit:
+            break
+        with contextlib.suppress(OSError):
+            path.unlink()
+        removed.append(path)
+        total -= size
+    return removed

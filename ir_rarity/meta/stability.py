@@ -78,18 +78,28 @@ def _subset_means(values: np.ndarray, topics: int, trials: int, rng: np.random.G
 
 
 def _pair_wins(means: np.ndarray, fuzziness: float, relative: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair ``i < j``, the trials run i wins and those run j wins by more than the fuzziness margin."""
-    i, j = np.triu_indices(means.shape[1], k=1)
-    wins_a = np.zeros(len(i), dtype=np.int64)
-    wins_b = np.zeros(len(i), dtype=np.int64)
-    chunk = max(1, BLOCK_ELEMENTS // max(len(i), 1))
-    for start in range(0, len(means), chunk):
-        block = means[start : start + chunk]
-        m_a, m_b = block[:, i], block[:, j]
-        diff = m_a - m_b
-        margin = fuzziness * np.maximum(np.abs(m_a), np.abs(m_b)) if relative else fuzziness
-        wins_a += (diff > margin).sum(axis=0)
-        wins_b += (-diff > margin).sum(axis=0)  # NaN compares False: an undefined mean counts as a tie
+    """Per pair ``i < j`` (``np.triu_indices`` order), the trials run i wins and those run j wins beyond the margin.
+
+    Run by run: the means of every later run j minus those of run i, one contiguous block of ``(runs - i - 1)
+    x trials`` (no gathered copies of the means per pair; trials in blocks of at most :data:`BLOCK_ELEMENTS`
+    differences). ``m_j - m_i`` is exactly ``-(m_i - m_j)``, so i wins where it is below ``-margin`` and j where
+    it is above ``margin``; a NaN compares False both ways (a tie).
+    """
+    runs, trials = means.shape[1], means.shape[0]
+    by_run = np.ascontiguousarray(means.T)  # runs x trials
+    wins_a = np.zeros(runs * (runs - 1) // 2, dtype=np.int64)
+    wins_b = np.zeros_like(wins_a)
+    step = max(1, BLOCK_ELEMENTS // max(runs, 1))
+    for start in range(0, trials, step):
+        block, first = by_run[:, start : start + step], 0
+        for i in range(runs - 1):  # one block per run, not per pair or trial
+            own, later = block[i], block[i + 1 :]
+            diff = later - own
+            margin = fuzziness * np.maximum(np.abs(own), np.abs(later)) if relative else fuzziness
+            last = first + len(later)
+            wins_a[first:last] += np.count_nonzero(diff < -margin, axis=1)
+            wins_b[first:last] += np.count_nonzero(diff > margin, axis=1)
+            first = last
     return wins_a, wins_b
 
 

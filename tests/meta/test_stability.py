@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import time
 
@@ -120,3 +121,20 @@ def test_stability_speed() -> None:
     elapsed = time.perf_counter() - start
     assert 0.0 < score <= 1.0
     assert elapsed < 3.0, f"stability took {elapsed:.2f}s"
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("block", [7, 4_000_000])  # trials in blocks of one, or all at once
+def test_pair_wins_equal_a_comparison_pair_by_pair(monkeypatch: pytest.MonkeyPatch, relative: bool,
+                                                   block: int) -> None:
+    stability_module = importlib.import_module("ir_rarity.meta.stability")  # the package exports the function
+    monkeypatch.setattr(stability_module, "BLOCK_ELEMENTS", block)
+    rng = np.random.default_rng(4)
+    means = rng.random((60, 9)).round(2)  # rounded: many differences land exactly on the margin
+    means[3, 2] = np.nan
+    wins_a, wins_b = stability_module._pair_wins(means, 0.05, relative)
+    for k, (i, j) in enumerate(zip(*np.triu_indices(9, k=1), strict=True)):
+        diff = means[:, i] - means[:, j]
+        margin = 0.05 * np.maximum(np.abs(means[:, i]), np.abs(means[:, j])) if relative else 0.05
+        assert wins_a[k] == np.sum(diff > margin)
+        assert wins_b[k] == np.sum(-diff > margin)

@@ -30,6 +30,7 @@ from ir_rarity.meta.plots import plot_robustness, plot_synthetic, plot_tau_alpha
 from ir_rarity.meta.robustness import DEFAULT_SIZES, synthetic_rank_curve, system_count_robustness
 from ir_rarity.meta.stability import stability
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.samples import SubsetScorer
 from ir_rarity.progress import counter
 from ir_rarity.tables import render_frame
 
@@ -139,12 +140,12 @@ def _stability_table(scores: dict[str, pd.DataFrame], measures: list[tuple[str, 
 
 def _robustness_table(pool: Pool, qrels: pd.DataFrame, cutoff: int, sizes: Sequence[int], trials: int, seed: int,
                       progress: bool | None) -> pd.DataFrame:
-    """Table 3: Algorithm 1 for ``P_rare(alpha=1)@k`` and ``AP_rare(alpha=1)@k``."""
-    parts = []
+    """Table 3: Algorithm 1 for ``P_rare(alpha=1)@k`` and ``AP_rare(alpha=1)@k`` (one scorer serves both)."""
+    parts, scorer = [], SubsetScorer(pool, qrels)
     for name in ("P_rare", "AP_rare"):
         measure = f"{name}(alpha=1)@{cutoff}"
         part = system_count_robustness(pool, qrels, measure, sizes=sizes, trials=trials, seed=seed,
-                                       progress=progress)
+                                       progress=progress, scorer=scorer)
         part.insert(0, "measure", measure)
         parts.append(part)
     return pd.concat(parts, ignore_index=True)

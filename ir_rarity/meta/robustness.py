@@ -61,6 +61,8 @@ def system_count_robustness(
     trials: int = 1000,
     seed: int | np.random.Generator | None = None,
     progress: bool | None = None,
+    *,
+    scorer: SubsetScorer | None = None,
 ) -> pd.DataFrame:
     """Kendall's tau between rankings with S_d from N sampled systems and from all systems (Algorithm 1).
 
@@ -91,6 +93,8 @@ def system_count_robustness(
         trials: Samples per size (the paper uses 1000).
         seed: Seed or :class:`numpy.random.Generator`; the same seed gives the same table.
         progress: Progress bar over the trials (None: :mod:`ir_rarity.progress`'s default).
+        scorer: A :class:`~ir_rarity.pool.samples.SubsetScorer` of ``pool`` and ``qrels``, to share between calls
+            (the rows and pair ids it makes once serve every measure); None makes one.
 
     Returns:
         A DataFrame with one row per size: ``size``, ``mean_tau``, ``std`` (population standard deviation
@@ -98,8 +102,8 @@ def system_count_robustness(
         percentiles of tau over the defined trials, :data:`BAND_COLUMNS`).
 
     Raises:
-        ParameterError: On a measure that is not a rarity measure, a size outside [2, len(pool)] or
-            ``trials < 1``.
+        ParameterError: On a measure that is not a rarity measure, a size outside [2, len(pool)],
+            ``trials < 1``, or a ``scorer`` of another pool.
 
     """
     m = _rarity_measure(measure)
@@ -109,8 +113,10 @@ def system_count_robustness(
         raise ParameterError(f"sizes must be in [2, {len(pool)}] (the number of runs), got {bad}")
     if trials < 1:
         raise ParameterError(f"trials must be >= 1, got {trials}")
+    if scorer is not None and scorer.pool is not pool:
+        raise ParameterError("scorer scores another pool's runs; make it with SubsetScorer(pool, qrels)")
     rng = np.random.default_rng(seed)
-    sampler = SubsetScorer(pool, qrels)
+    sampler = scorer if scorer is not None else SubsetScorer(pool, qrels)
     everyone = np.arange(len(pool))
     full_means = exact_means(sampler.scores(m, everyone))
     records = []

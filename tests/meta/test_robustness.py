@@ -107,6 +107,19 @@ def test_robustness_errors(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
         system_count_robustness(hand_pool, hand_qrels, "P_rare@2", sizes=(1,), trials=2)
     with pytest.raises(ParameterError):
         system_count_robustness(hand_pool, hand_qrels, "P_rare@2", sizes=(2,), trials=0)
+    other = hand_pool.subset(list(hand_pool.names))
+    with pytest.raises(ParameterError, match="another pool"):
+        system_count_robustness(hand_pool, hand_qrels, "P_rare@2", sizes=(2,), trials=2,
+                                scorer=SubsetScorer(other, hand_qrels))
+
+
+def test_robustness_with_a_shared_scorer_equals_one_of_its_own(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:
+    scorer = SubsetScorer(hand_pool, hand_qrels)
+    for measure in ("P_rare(alpha=1)@2", "AP_rare(alpha=1)@2"):  # one scorer for both, as the report uses it
+        shared = system_count_robustness(hand_pool, hand_qrels, measure, sizes=(2, 3), trials=20, seed=3,
+                                         scorer=scorer)
+        own = system_count_robustness(hand_pool, hand_qrels, measure, sizes=(2, 3), trials=20, seed=3)
+        pd.testing.assert_frame_equal(shared, own)
 
 
 def test_robustness_teams_uses_subset(hand_files: dict[str, Path], hand_qrels: pd.DataFrame) -> None:

@@ -208,8 +208,10 @@ def rarity_average_precision(
     """
     # Gains of non-relevant rows are 0, and x + 0.0 == x: running sums over the relevant rows alone are the same
     # numbers, from a tenth of the rows.
-    hit = np.flatnonzero(relevant)
-    precision_at_i = segmented_cumsum(gain[hit], cell[hit]) / (rank[hit] + 1.0)
-    total = cell_sum(precision_at_i, cell[hit], n_cells)
+    if not relevant.all():  # (rows of relevant documents only, as a sample's batch, are taken as they are)
+        hit = np.flatnonzero(relevant)
+        gain, rank, cell = gain[hit], rank[hit], cell[hit]
+    precision_at_i = segmented_cumsum(gain, cell) / (rank + 1.0)
+    total = cell_sum(precision_at_i, cell, n_cells)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)

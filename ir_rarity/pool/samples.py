@@ -182,16 +182,18 @@ class SubsetScorer:
             index = _rows_of(scored.start, scored.end, flat)
             kept, query, rank = scored.chosen[index], scored.query[index], scored.rank[index]
             pairs, column, key, whole = scored.columns, scored.column[index], scored.key, measure["cutoff"]
+            relevant_at = measure["rel"]
         else:
             lengths = (self.end - self.start)[flat]
             kept = _rows_of(self.start, self.end, flat)
             query, rank = full.query[kept], full.rank[kept]
             pairs, column = np.unique(self.pair[kept], return_inverse=True)
-            column, key, whole = column.reshape(-1), None, None
+            column, key, whole, relevant_at = column.reshape(-1), None, None, None
         run = np.repeat(np.arange(len(flat)), lengths)
-        trial = np.repeat(np.arange(len(picked)), lengths.reshape(-1, n).sum(axis=1))
-        cell = trial * len(pairs) + column  # position of each row's count in the trials x pairs S_d matrix
-        source = _Batch(self, kept, picked, _Columns(pairs, cell, key, rank, whole))
+        # position of each row's count in the trials x pairs S_d matrix: its trial's first entry plus its column
+        cell = np.repeat(np.arange(len(picked)) * len(pairs), lengths.reshape(-1, n).sum(axis=1))
+        cell += column
+        source = _Batch(self, kept, picked, _Columns(pairs, cell, key, rank, whole, relevant_at))
         return Rows(run=run, query=query, rank=rank, present=full.present[flat], n_runs=len(flat), qrels=self.qrels,
                     source=source)
 
@@ -345,10 +347,16 @@ class _Columns(NamedTuple):
     """Rank of each row."""
     whole: int | None
     """The rows hold every row of the sampled runs with one of ``pairs`` ranked above this (None: at any rank)."""
+    relevant_at: int | None = None
+    """Every row is relevant at this threshold (the rows a relevant-rows measure scores); None: any rows."""
 
     def counted_by_rows(self, depth: int | None) -> bool:
         """Whether S_d at ``depth`` of ``pairs`` in a trial is the number of the trial's rows of the pair within it."""
         return self.whole is None or (depth is not None and depth <= self.whole)
+
+    def all_within(self, depth: int | None) -> bool:
+        """Whether every row is ranked above ``depth`` (the rows were cut there or higher)."""
+        return depth is None or (self.whole is not None and self.whole <= depth)
 
 
 class _Batch(Subrows):
@@ -371,6 +379,13 @@ class _Batch(Subrows):
         cell = self.columns.cell if rows is None else self.columns.cell[rows]
         return self.counts[depth][cell], self.num_systems
 
+    def relevant(self, rel: int) -> np.ndarray:
+        """Relevance at ``rel``: every row when the rows are those relevant at ``rel`` or above (no labels read)."""
+        at = self.columns.relevant_at
+        if at is not None and rel <= at:  # label >= at >= rel, and never negative
+            return np.ones(len(self.columns.cell), dtype=bool)
+        return super().relevant(rel)
+
     def _counts(self, depth: int | None) -> np.ndarray:
         """The trials x pairs S_d at ``depth``, raveled (as ``columns.cell`` indexes it).
 
@@ -381,7 +396,7 @@ class _Batch(Subrows):
         """
         columns = self.columns
         if columns.counted_by_rows(depth) and not self.scorer.pool.encoded.by_team:
-            within = columns.cell if depth is None else columns.cell[columns.rank < depth]
+            within = columns.cell if columns.all_within(depth) else columns.cell[columns.rank < depth]
             return np.bincount(within, minlength=len(self.picked) * len(columns.pairs)).astype(np.float64)
         return self.scorer.sample_counts(depth, self.picked, columns.pairs, columns.key).reshape(-1)
 

@@ -1,10 +1,10 @@
 """Generate a synthetic TREC campaign for the benchmarks: run files and qrels.
 
-    python bench/make_synthetic.py OUT_DIR [--runs 126] [--queries 50] [--docs 1000] [--seed 0]
+    python bench/make_synthetic.py OUT_DIR [--runs 126] [--queries 50] [--docs 1000] [--seed 0] [--gzip]
 
-Writes ``OUT_DIR/runs/run_XXXX`` (one TREC run file per run, ``docs`` documents per query) and
-``OUT_DIR/qrels.txt``. Each query has a universe of 20,000 documents with Zipf-like popularity; every run draws
-its documents by popularity (so runs overlap as real ones do, and many documents are rare), scores them with
+Writes ``OUT_DIR/runs/run_XXXX`` (``run_XXXX.gz`` with ``--gzip``; one TREC run file per run, ``docs`` documents per
+query) and ``OUT_DIR/qrels.txt``. Each query has a universe of 20,000 documents with Zipf-like popularity; every run
+draws its documents by popularity (so runs overlap as real ones do, and many documents are rare), scores them with
 four decimals (so scores tie), and ranks them by score. The qrels judge the 300 most popular documents and 200
 others per query, with labels 0, 1 and 2 (popular documents more often relevant).
 """
@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gzip", action="store_true", help="write run_XXXX.gz (gzip level 6)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     (args.out / "runs").mkdir(parents=True, exist_ok=True)
@@ -44,7 +45,9 @@ def main() -> None:
         frame = pd.DataFrame({"q": query_ids, "q0": "Q0", "doc": docs,
                               "rank": np.tile(np.arange(1, args.docs + 1), args.queries),
                               "score": score.reshape(-1), "tag": f"run_{r:04d}"})
-        frame.to_csv(args.out / "runs" / f"run_{r:04d}", sep=" ", header=False, index=False)
+        name = f"run_{r:04d}.gz" if args.gzip else f"run_{r:04d}"
+        frame.to_csv(args.out / "runs" / name, sep=" ", header=False, index=False,
+                     compression={"method": "gzip", "compresslevel": 6} if args.gzip else None)
     judged = []
     for q in range(args.queries):
         popular = np.arange(300)

@@ -452,6 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = [PROG, *(sys.argv[1:] if argv is None else argv)]  # the command outputs record (provenance)
+    if argv is None and getattr(args, "func", None) is not None:  # the process is ir-rarity's (not a caller's)
+        from ir_rarity.engine.pages import return_memory_promptly
+
+        return_memory_promptly()
     try:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error

@@ -18,8 +18,9 @@ from ir_rarity.errors import ParameterError
 from ir_rarity.io.datasets import expand_official
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.resolve import resolve_campaign
+from ir_rarity.pool.sources import path_specs
 from ir_rarity.pool.teams import read_teams
-from ir_rarity.scoring import Judgments, evaluate_campaign, required_depth
+from ir_rarity.scoring import Judgments, evaluate_campaign, required_depth, required_rows
 
 if TYPE_CHECKING:
     from ir_rarity.typing import CampaignLike, MeasuresLike, QrelsLike, RunsLike, TeamsLike
@@ -108,8 +109,11 @@ def evaluate(
     if pool is None:
         if joint:
             raise ParameterError("joint=True needs a pool to join: without one, the runs are the campaign")
-        campaign = resolve_campaign(runs, teams=team_map, duplicates=duplicates, keep_depth=keep,
-                                    split_by_tag=split_by_tag, progress=progress, cache=False, scores=scores)
+        # runs read from files keep only the rows the measures read (their judged rows with their ranks...)
+        retention = required_rows(measure_list, judgments) if path_specs(runs) is not None else None
+        campaign = resolve_campaign(runs, teams=team_map, duplicates=duplicates, keep_depth=None if retention
+                                    else keep, split_by_tag=split_by_tag, progress=progress, cache=False,
+                                    scores=scores, retention=retention)
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
         return evaluate_campaign(campaign, judgments, labels, progress=progress)

@@ -8,6 +8,7 @@ campaign bound; :func:`ir_rarity.evaluate` resolves the campaign first (from fil
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ import ir_measures
 import pandas as pd
 
 from ir_rarity.engine.codes import ScorePrecision
+from ir_rarity.engine.compute import s_d_depth
 from ir_rarity.engine.contract import Campaign
 from ir_rarity.engine.evaluate import apply_rule
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
@@ -23,9 +25,10 @@ from ir_rarity.engine.runs import Duplicates
 from ir_rarity.engine.standard import covers
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.base import RarityMeasure
+from ir_rarity.measures.base import RarityMeasure, RarityWeightedMeasure
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build import top_k
+from ir_rarity.pool.retention import JudgedPairs, Retention
 from ir_rarity.pool.sources import (
     Origin,
     file_kind,
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
     from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
 
 __all__ = ["Judgments", "check_measure_pools", "evaluate_campaign", "evaluation_frame", "measure_pool",
-           "read_runs", "required_depth"]
+           "read_runs", "required_depth", "required_rows"]
 
 
 class Judgments:
@@ -83,6 +86,60 @@ def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
         depth = params.get("depth")
         deepest = max(deepest, cutoff, depth if isinstance(depth, int) else 0)
     return deepest or None
+
+
+def required_rows(measures: Sequence[ir_measures.Measure], judgments: Judgments) -> Retention | None:
+    """What of each run ``measures`` read, for a campaign of runs read from files (None: whole runs).
+
+    Every measure the engine computes reads a run's rows within the depth S_d is counted at, some of its judged
+    rows, and maybe how many documents each ranking returned (see :class:`~ir_rarity.pool.retention.Retention`):
+
+    * rarity-weighted measures (``P_rare``, ``AP_rare``, ``nDCG_rare``, ``R_rare``): every row within their S_d
+      depth (S_d at whole runs needs whole runs), and the judged rows within their cutoff;
+    * ``U_novel@k``: the rows within k (without a cutoff, whole runs); ASL: the judged rows and the lengths;
+    * standard measures: the judged rows within their cutoff (at any rank without one, or with
+      ``judged_only``); ``NumRet`` and ``Judged`` the lengths; ``Judged@k`` also the rows tied with the k-th;
+    * anything ir_measures computes (pytrec_eval...): whole runs.
+
+    A finite judged depth is cut at (its rows are few): judged rows are looked up only when some measure reads
+    them at any rank.
+    """
+    depth, judged, returned, ties = 1, 0.0, False, set[int]()
+    for measure in measures:
+        reads = _reads(measure)
+        if reads is None:
+            return None
+        depth, judged = max(depth, reads.depth), max(judged, reads.judged_depth)
+        returned, ties = returned or reads.returned, ties | set(reads.ties)
+    if not math.isinf(judged):
+        depth, judged = max(depth, int(judged)), 0.0
+    return Retention(depth=depth, judged_depth=judged, ties=tuple(sorted(ties)), returned=returned,
+                     qrels=JudgedPairs(judgments.frame) if judged > depth else None)
+
+
+def _reads(measure: ir_measures.Measure) -> Retention | None:
+    """What of each run one measure reads (see :func:`required_rows`), or None for whole runs."""
+    params = measure.params
+    cutoff = params.get("cutoff")
+    cutoff = cutoff if isinstance(cutoff, int) else None
+    reach = math.inf if cutoff is None or params.get("judged_only") else float(cutoff)
+    name = getattr(measure, "NAME", None)
+    if isinstance(measure, RarityWeightedMeasure):
+        counted = s_d_depth(measure)
+        return None if counted is None else Retention(depth=counted, judged_depth=reach)
+    if isinstance(measure, RarityMeasure):
+        if name == "ASL":
+            return Retention(depth=1, judged_depth=math.inf, returned=True)
+        return None if cutoff is None else Retention(depth=cutoff)  # U_novel@k: the rows within k
+    if not covers(measure):
+        return None
+    if name == "NumRet" and params.get("rel") is None:
+        return Retention(depth=1, returned=True)
+    if name == "Judged":
+        if cutoff is None:
+            return Retention(depth=1, judged_depth=math.inf, returned=True)
+        return Retention(depth=1, ties=(cutoff,), returned=True)
+    return Retention(depth=1, judged_depth=reach)
 
 
 def _ranks_as_trec_eval(measure: ir_measures.Measure) -> bool:

@@ -108,7 +108,7 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     cell = rows.cell()
     if cutoff is None:
         keep = np.ones(len(rows.rank), dtype=bool)
-        own = reading_probability(rows.rank, np.bincount(cell, minlength=rows.n_cells)[cell])
+        own = reading_probability(rows.rank, rows.cell_sizes()[cell])
     else:
         keep = rows.rank < cutoff
         own = reading_probability(rows.rank[keep], cutoff)  # only the rows read

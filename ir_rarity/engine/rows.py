@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
+from ir_rarity.engine.codes import block_starts, ranks_within_blocks
 from ir_rarity.engine.qrels import EncodedQrels
 
 __all__ = ["RowSource", "Rows", "Selection", "Subrows", "TieOrder"]
@@ -98,6 +99,8 @@ class Rows:
         n_runs: Number of evaluated runs.
         qrels: The encoded qrels.
         source: S_d, labels and keys of the rows, and the campaign they are counted in (:class:`RowSource`).
+        returned: Documents each cell's ranking returned, when the rows are not all of it (a campaign read
+            keeping only the rows its measures read: ranks then have gaps); None: the rows of each cell.
 
     """
 
@@ -108,6 +111,7 @@ class Rows:
     n_runs: int
     qrels: EncodedQrels
     source: RowSource
+    returned: np.ndarray | None = None
     _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, init=False, repr=False)
 
     # ------------------------------------------------------------------ what kernels read lazily
@@ -173,6 +177,15 @@ class Rows:
         cell += self.query
         return cell
 
+    def positions(self) -> np.ndarray:
+        """0-based position of each row among its cell's rows: its rank, unless rows are left out (:attr:`returned`).
+
+        What :func:`~ir_rarity.engine.kernels.segmented_cumsum` takes to find the cells' first rows.
+        """
+        if self.returned is None:
+            return self.rank
+        return self._cached(("positions",), lambda: ranks_within_blocks(block_starts(self.cell())))
+
     def relevant(self, rel: int) -> np.ndarray:
         """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""
         return self._cached(("relevant", rel), lambda: self.source.relevant(rel))
@@ -186,7 +199,12 @@ class Rows:
             self.relevant(rel), self.cell()))
 
     def cell_sizes(self) -> np.ndarray:
-        """Number of rows of each cell (computed once; rows are sorted by cell: a binary search per cell)."""
+        """Documents each cell's ranking returned: :attr:`returned`, or the cell's rows.
+
+        Counted once; rows are sorted by cell: a binary search per cell.
+        """
+        if self.returned is not None:
+            return self.returned
         return self._cached(("cell sizes",), lambda: np.diff(np.searchsorted(
             self.cell(), np.arange(self.n_cells + 1, dtype=self.cell().dtype))))
 
@@ -217,7 +235,8 @@ class Rows:
 
         """
         return Rows(run=self.run[index], query=self.query[index], rank=self.rank[index] if rank is None else rank,
-                    present=self.present, n_runs=self.n_runs, qrels=self.qrels, source=Subrows(self, index))
+                    present=self.present, n_runs=self.n_runs, qrels=self.qrels, source=Subrows(self, index),
+                    returned=self.returned if rank is None else None)
 
 
 class Subrows:

@@ -54,9 +54,11 @@ class _View:
             keep = labels >= 0
             self.label = labels[keep]
             self.cell = rows.cell()[keep]
-            self.rank = kernels.segmented_cumsum(keep, rows.cell(), rows.rank)[keep] - 1
+            self.rank = kernels.segmented_cumsum(keep, rows.cell(), rows.positions())[keep] - 1
+            self.position = self.rank
         else:
             self.label, self.cell, self.rank = labels, rows.cell(), rows.rank
+            self.position = rows.positions()  # of each row among its cell's rows held: its rank if all are
 
     def relevant(self, rel: int) -> np.ndarray:
         return is_relevant(self.label, rel)
@@ -173,7 +175,7 @@ def bpref(measure: Measure, rows: Rows) -> np.ndarray:
     rel = measure["rel"]
     relevant = view.relevant(rel)
     nonrelevant = (view.label >= 0) & ~relevant
-    above = kernels.segmented_cumsum(nonrelevant, view.cell, view.rank)[relevant]
+    above = kernels.segmented_cumsum(nonrelevant, view.cell, view.position)[relevant]
     qrels = rows.qrels
     n_rel = view.n_relevant(rel).astype(np.float64)
     judged_nonrel = np.bincount(qrels.key_query[(qrels.labels >= 0) & ~is_relevant(qrels.labels, rel)],
@@ -198,7 +200,7 @@ def judged(measure: Measure, rows: Rows) -> np.ndarray:
     """
     cutoff = _param(measure, "cutoff")
     cell = rows.cell()
-    n_retrieved = np.bincount(cell, minlength=rows.n_cells).astype(np.float64)
+    n_retrieved = rows.cell_sizes().astype(np.float64)
     is_judged = (rows.labels() != UNJUDGED).astype(np.float64)
     if cutoff is None:
         return _divide(kernels.cell_sum(is_judged, cell, rows.n_cells), n_retrieved)
@@ -225,7 +227,7 @@ def num_retrieved(measure: Measure, rows: Rows) -> np.ndarray:
     rel = _param(measure, "rel")
     cell = rows.cell()
     if rel is None:
-        return np.bincount(cell, minlength=rows.n_cells).astype(np.float64)
+        return rows.cell_sizes().astype(np.float64)
     return kernels.cell_sum(rows.relevant(rel).astype(np.float64), cell, rows.n_cells)
 
 

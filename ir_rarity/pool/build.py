@@ -30,6 +30,7 @@ from ir_rarity.engine.strings import one_array, string_order
 from ir_rarity.errors import InputError
 from ir_rarity.pool.docnos import DocEncoder, QueryBlocks
 from ir_rarity.pool.encoded import EncodedRuns
+from ir_rarity.pool.retention import Retention
 from ir_rarity.pool.teams import assign_teams
 
 __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
@@ -37,18 +38,18 @@ __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
 @without_hugepage_advice
 def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
-                duplicates: Duplicates, keep_depth: int | None = None, held: bool = False,
+                duplicates: Duplicates, keep: Retention | None = None, held: bool = False,
                 scores: ScorePrecision = "float32") -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
     """Encode ``(name, canonical frame)`` pairs into one campaign.
 
     Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
-    run's few distinct ids, and its docnos, its rows grouped by query (:func:`_take_run`; with ``keep_depth``,
-    the run is ordered and cut there first). Docnos are dictionary-encoded query by query, a batch of runs at a
-    time on worker threads (:class:`~ir_rarity.pool.docnos.DocEncoder`), so the strings of at most three
-    batches are held while files are read; the queries' dictionaries are then put together and sorted, so a
-    document code orders like its docno, and every row gets the code of its (query, docno) pair on the way.
-    Each run is put in trec_eval order and checked for duplicate documents on its own, so no temporary array
-    spans the whole campaign.
+    run's few distinct ids, and its docnos, its rows grouped by query (:func:`_take_run`; with ``keep``, the run is
+    ordered and only the rows it names are kept, each with its rank in the whole run). Docnos are dictionary-encoded
+    query by query, a batch of runs at a time on worker threads (:class:`~ir_rarity.pool.docnos.DocEncoder`), so the
+    strings of at most three batches are held while files are read; the queries' dictionaries are then put together
+    and sorted, so a document code orders like its docno, and every row gets the code of its (query, docno) pair on
+    the way. Each run is put in trec_eval order and checked for duplicate documents on its own, so no temporary
+    array spans the whole campaign.
 
     With ``held`` (the caller holds the frames: runs given in memory), docnos are encoded in one batch (of up to
     ``DocEncoder.HELD_BATCH_ROWS`` rows) once all runs are taken, since encoding early frees no strings.
@@ -65,7 +66,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
     with DocEncoder(held) as encoder:
-        names, runs = _take_runs(named, duplicates, keep_depth, encoder, scores)
+        names, runs = _take_runs(named, duplicates, keep, encoder, scores)
         lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
         bounds = np.concatenate([[0], np.cumsum(lengths)])
         queries, query_maps = _query_vocabulary(runs)
@@ -78,43 +79,56 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         release_freed_memory()
         query = np.empty(bounds[-1], dtype=np.int32)
         score = np.empty(bounds[-1], dtype=np.float64)
-    keep = np.ones(bounds[-1], dtype=bool) if duplicates == "first" else None
+    first_rows = np.ones(bounds[-1], dtype=bool) if duplicates == "first" else None
+    thin = keep is not None and not keep.cuts  # rows kept with their rank in the whole run
+    rank = np.empty(bounds[-1], dtype=np.int32) if thin else None
+    returned = np.concatenate([r.returned for r in runs if r.returned is not None]) if thin else None
     repeats = _RepeatFinder(len(encoded_docs.unique_keys), int(lengths.max()))
     for i, name in enumerate(names):  # run by run into the campaign's arrays, in trec_eval order: each run's own
         lo, hi = bounds[i], bounds[i + 1]  # arrays are freed once copied, every temporary is one run long
         first = _copy_in_trec_order(runs[i], query_maps[i], (query[lo:hi], doc[lo:hi], score[lo:hi], pair[lo:hi]),
                                     repeats, duplicates, name, (queries, docs), scores)
-        if first is not None and keep is not None:
-            keep[lo:hi] = first
+        if first is not None and first_rows is not None:
+            first_rows[lo:hi] = first
+        if rank is not None:
+            rank[lo:hi] = runs[i].rank
         runs[i] = _FREED
     del runs, query_maps
-    if large:
+    if large or keep is not None:  # (runs cut as read: most of what was read is freed by now)
         release_freed_memory()
     run = np.repeat(np.arange(len(names), dtype=np.int32), lengths)
-    if keep is not None and not keep.all():
-        run, query, doc, score, pair = run[keep], query[keep], doc[keep], score[keep], pair[keep]
-    del keep
-    rank = ranks_within_blocks(block_starts(run, query))
+    if first_rows is not None and not first_rows.all():
+        run, query, doc, score, pair = run[first_rows], query[first_rows], doc[first_rows], score[first_rows], \
+            pair[first_rows]
+    del first_rows
+    if rank is None:
+        rank = ranks_within_blocks(block_starts(run, query))
     system, system_names = system_codes(names, teams)
     encoded = EncodedRuns(names=tuple(names), queries=queries, docs=docs, run=run, query=query, doc=doc,
-                          score=score, rank=rank, system=system, system_names=tuple(system_names), scores=scores)
+                          score=score, rank=rank, system=system, system_names=tuple(system_names), scores=scores,
+                          returned=returned, kept_depth=keep.depth if thin and keep is not None else None)
     return encoded, (pair, encoded_docs.unique_keys)
 
 
-def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates, keep_depth: int | None,
+def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates, keep: Retention | None,
                encoder: DocEncoder, scores: ScorePrecision) -> tuple[list[str], list[_TakenRun]]:
     """Take every run as it arrives (:func:`_take_run`), its docnos handed to ``encoder``; names must be unique."""
     names: list[str] = []
     runs: list[_TakenRun] = []
     seen: set[str] = set()
+    read = 0
     for name, frame in named:
         if name in seen:
             raise InputError(f"two runs are named {name!r}; run names must be unique")
         seen.add(name)
         names.append(name)
-        runs.append(_take_run(name, frame, duplicates, keep_depth, scores))
+        read += len(frame)
+        runs.append(_take_run(name, frame, duplicates, keep, scores))
         del frame
         encoder.add(runs[-1].blocks())
+        if keep is not None and read >= _RELEASE_ROWS:  # runs cut as read free most of what was read: give the
+            release_freed_memory()  # pages back now and then, or they stay resident (readers' arenas, pyarrow's
+            read = 0  # pool) and add to the peak of what follows
     if not names:
         raise InputError("no runs given: a pool needs at least one run")
     return names, runs
@@ -166,6 +180,9 @@ class _RepeatFinder:
         return bool((self.slot[at] != rows).any())
 
 
+_RELEASE_ROWS = 1 << 20
+"""Rows read between two returns of freed memory while runs are cut as they are read."""
+
 _LARGE = 1 << 23
 """Rows from which building returns freed memory to the system between its phases (below, the pages are
 better kept for reuse: giving them back costs the next phase page faults)."""
@@ -187,6 +204,8 @@ class _TakenRun:
     docs: Any  # pyarrow Array (or ChunkedArray) of each row's docno, until handed to the encoder
     score: np.ndarray
     ordered: bool  # rows already in trec_eval order, duplicates checked (cut at a depth)
+    rank: np.ndarray | None = None  # rank of each row in the whole run, when rows below the depth are kept
+    returned: np.ndarray | None = None  # rows of each query's ranking in the whole run (with ``rank``)
 
     def blocks(self) -> QueryBlocks:
         """The run's docnos for the encoder (which takes them over)."""
@@ -199,20 +218,21 @@ class _TakenRun:
 _FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], np.zeros(1, dtype=np.int64), None, np.zeros(0), True)
 
 
-def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth: int | None,
+def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep: Retention | None,
               scores: ScorePrecision) -> _TakenRun:
     """Scores, query codes and docnos of one canonical run frame, its rows grouped by query.
 
     A run whose queries' rows are not each together is put in query order first (stably: the rows of a query
-    keep their order, so the first of two duplicates stays first). With ``keep_depth``, the run is ordered and
-    cut there.
+    keep their order, so the first of two duplicates stays first). With ``keep``, the run is ordered and only
+    the rows it names are kept (:meth:`Retention.keep`); unless it only cuts the run, with their ranks and the
+    length of each ranking.
     """
     score = frame["score"].to_numpy(np.float64)
     if np.isnan(score).any():
         raise InputError("NaN scores have no trec_eval order", name)
     query, query_ids, heads = _query_codes(_arrow_strings(frame["query_id"]))
     docs = _arrow_strings(frame["doc_id"])
-    if keep_depth is None:
+    if keep is None:
         if len(heads) > len(query_ids) + 1:  # a query's rows come in several blocks
             import pyarrow as pa
 
@@ -231,11 +251,23 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep_depth
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
     if first is not None:
         order = order[first]
-    rank = ranks_within_blocks(block_starts(query[order]))
-    order = order[rank < keep_depth]
-    query = query[order]
+    ordered_query = query[order]
+    rank = ranks_within_blocks(block_starts(ordered_query))
+    if keep.cuts:
+        order = order[rank < keep.depth]
+        query = query[order]
+        return _TakenRun(query=query, query_ids=query_ids, heads=_heads(query), docs=docs.take(order),
+                         score=score[order], ordered=True)
+    qrels = keep.qrels
+    with np.errstate(over="ignore"):
+        single = score[order].astype(np.float32)
+    judged = None if qrels is None else (lambda: qrels.rows(query_ids, ordered_query, doc_ids, doc[order]))
+    kept = np.flatnonzero(keep.keep(ordered_query, rank, single, judged))
+    returned = np.diff(_heads(ordered_query))
+    order = order[kept]
+    query = ordered_query[kept]
     return _TakenRun(query=query, query_ids=query_ids, heads=_heads(query), docs=docs.take(order),
-                     score=score[order], ordered=True)
+                     score=score[order], ordered=True, rank=rank[kept].astype(np.int32), returned=returned)
 
 
 def _heads(query: np.ndarray) -> np.ndarray:
@@ -325,7 +357,7 @@ def top_k(frame: pd.DataFrame, k: int, name: str, duplicates: Duplicates, scores
     """
     import pyarrow as pa
 
-    taken = _take_run(name, frame, duplicates, k, scores)
+    taken = _take_run(name, frame, duplicates, Retention(depth=k), scores)
     docs = one_array(taken.docs)
     return pd.DataFrame({"query_id": pd.Series(pa.array(taken.query_ids, type=docs.type).take(taken.query)
                                                .to_pandas()),

@@ -36,6 +36,11 @@ class EncodedRuns:
         scores: How scores were compared when the rankings were ordered
             (:data:`~ir_rarity.engine.codes.ScorePrecision`: ``"float32"`` as pytrec_eval, ``"float64"`` as
             trec_eval 10.0).
+        returned: When the runs were read keeping only the rows their measures read (see
+            :class:`~ir_rarity.pool.retention.Retention`): how many documents each ranking returned, one per
+            rank-0 row, in row order; ranks then count every row of the whole run. None: every row is kept.
+        kept_depth: With ``returned``: the depth down to which every row is kept (S_d, fingerprints and reading
+            probabilities are whole only to there).
 
     """
 
@@ -50,11 +55,15 @@ class EncodedRuns:
     system: np.ndarray
     system_names: tuple[str, ...]
     scores: ScorePrecision = "float32"
+    returned: np.ndarray | None = None
+    kept_depth: int | None = None
 
     def __post_init__(self) -> None:
         n = len(self.run)
         if any(len(a) != n for a in (self.query, self.doc, self.score, self.rank)):
             raise ValueError("row arrays differ in length")
+        if self.returned is not None and len(self.returned) != int(np.count_nonzero(self.rank == 0)):
+            raise ValueError("one number returned per ranking (rank-0 row) is needed")
         if len(self.system) != len(self.names):
             raise ValueError("one system code per run is needed")
 

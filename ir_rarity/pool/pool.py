@@ -24,12 +24,13 @@ from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
-from ir_rarity.errors import InputError, did_you_mean
+from ir_rarity.errors import InputError, ParameterError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.pool.build import encode_runs, key_index
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.labelled import LabelledRows
+from ir_rarity.pool.retention import Retention
 from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_files, origin_of, path_specs, run_files
 from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
@@ -95,6 +96,7 @@ class Pool:
         progress: bool | None = None,
         keep_depth: int | None = None,
         scores: ScorePrecision = "float32",
+        retention: Retention | None = None,
     ) -> Pool:
         """Build a pool from runs in memory or on disk.
 
@@ -118,6 +120,11 @@ class Pool:
             scores: How scores are compared when rankings are ordered: ``"float32"`` (default) as pytrec_eval and
                 ir_measures (trec_eval 9), ``"float64"`` as trec_eval 10.0 (see
                 :data:`~ir_rarity.engine.codes.ScorePrecision`). Runs evaluated against the pool are ordered alike.
+            retention: Keep only the rows some measures read (:class:`~ir_rarity.pool.retention.Retention`: the
+                rows within a depth, the judged rows, each ranking's length), each with its rank in the whole run:
+                those measures give their whole-run values. S_d, fingerprints and reading probabilities are then
+                available down to ``retention.depth`` only, and such a pool cannot be saved. Instead of
+                ``keep_depth``.
 
         Raises:
             InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
@@ -128,7 +135,9 @@ class Pool:
         files = run_files(runs) if path_specs(runs) is not None else None  # listed once, here
         named = (iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress) if files is None
                  else iter_run_files(files, split_by_tag=split_by_tag, progress=progress))
-        keep = None if keep_depth is None else check_depth(keep_depth, "keep_depth")
+        if retention is not None and keep_depth is not None:
+            raise ParameterError("give keep_depth or retention, not both")
+        keep = retention if keep_depth is None else Retention(depth=int(check_depth(keep_depth, "keep_depth") or 0))
         # Frames the caller holds anyway (not files read one by one, nor rows made into new frames here).
         held = isinstance(runs, Mapping) and all(isinstance(run, pd.DataFrame) for run in runs.values())
         encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held,
@@ -228,10 +237,15 @@ class Pool:
         rows = np.repeat(starts, lengths) + offsets
         e = self.encoded
         codes, uniques = pd.factorize(e.system[picked])
+        returned = None
+        if e.returned is not None:  # one length per ranking: the rank-0 rows among those taken
+            tops = np.flatnonzero(e.rank == 0)
+            returned = e.returned[np.searchsorted(tops, rows[e.rank[rows] == 0])]
         subset = EncodedRuns(names=tuple(names), queries=e.queries, docs=e.docs,
                              run=np.repeat(np.arange(len(names), dtype=e.run.dtype), lengths), query=e.query[rows],
                              doc=e.doc[rows], score=e.score[rows], rank=e.rank[rows], system=codes.astype(np.int64),
-                             system_names=tuple(e.system_names[g] for g in uniques), scores=e.scores)
+                             system_names=tuple(e.system_names[g] for g in uniques), scores=e.scores,
+                             returned=returned, kept_depth=e.kept_depth)
         return type(self)(subset, key_codes=(self._key_code[rows], self._unique_keys))
 
     # ------------------------------------------------------------------ files
@@ -239,7 +253,14 @@ class Pool:
         """Write the pool to ``path`` atomically: an ``.npz`` of plain arrays with a checksum, no pickle.
 
         See :mod:`ir_rarity.pool.storage`.
+
+        Raises:
+            ParameterError: the pool keeps only the rows some measures read (built with ``retention``).
+
         """
+        if self.encoded.returned is not None:
+            raise ParameterError("this pool keeps only the rows its measures read, not whole runs: build it "
+                                 "without retention (Pool.from_runs(files)) to save it")
         save_runs(self.encoded, path)
 
     @classmethod
@@ -264,6 +285,7 @@ class Pool:
     def _count_table(self, depth: int | None) -> np.ndarray:
         """S_d at ``depth`` of every pair key in :attr:`_unique_keys` (0 for a key no run has within depth)."""
         if depth not in self._counts:
+            self._check_kept(depth, "S_d")
             mask = slice(None) if depth is None else self.encoded.rank < depth
             codes = self._key_code[mask]
             n_keys = len(self._unique_keys)
@@ -298,6 +320,7 @@ class Pool:
     def judged_keys(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """Pair keys in some run's top ``depth`` and how many runs have each there (the depth-k judging pool)."""
         depth_ = check_depth(depth)
+        self._check_kept(depth_, "the judging pool")
         return np.unique(self._keys(self.encoded.rank < depth_), return_counts=True)
 
     # ------------------------------------------------------------------ membership
@@ -310,6 +333,7 @@ class Pool:
     def fingerprints(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Per run: rows within ``depth`` and the wrapping sum of their content hashes (kept per depth)."""
         if depth not in self._prints:
+            self._check_kept(depth, "fingerprints")
             self._prints[depth] = run_fingerprints(self.encoded.run, self.encoded.rank, self._row_hashes(), len(self),
                                                    depth)
         return self._prints[depth]
@@ -353,6 +377,14 @@ class Pool:
                            scores=self.scores)
         return self.find_members(ranked, check_depth(depth, allow_none=True))[0]
 
+    def _check_kept(self, depth: int | None, what: str) -> None:
+        """Refuse ``what`` at a depth below which a pool built with ``retention`` keeps only some rows."""
+        kept = self.encoded.kept_depth
+        if self.encoded.returned is not None and (depth is None or kept is None or depth > kept):
+            at = "whole runs" if depth is None else f"depth {depth}"
+            raise ParameterError(f"{what} at {at}: this pool keeps every row only to depth {kept} (it was read for "
+                                 "other measures); build it from whole runs")
+
     # ------------------------------------------------------------------ the engine's contract
     def vocabularies(self) -> tuple[pd.Index, pd.Index]:
         """The sorted query-id and docno vocabularies."""
@@ -369,6 +401,7 @@ class Pool:
     def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int]:
         """Sorted pair keys, the sum over all runs of P(D=d|S=y) at ``cutoff`` (novelty), and the run count."""
         if cutoff not in self._probabilities:
+            self._check_kept(cutoff, "reading probabilities")
             codes, sums = probability_table(self._key_code, self.encoded.rank, self.encoded.run, self.encoded.query,
                                             cutoff, n_keys=len(self._unique_keys))
             self._probabilities[cutoff] = (self._unique_keys[codes], sums)
@@ -404,7 +437,24 @@ class Pool:
         top = rank == 0  # every ranking starts at rank 0: one row per (run, query) it holds
         present[run[top], query[top]] = True
         source = _MemberRows(self, self._key_code[keep_rows], self._labels_of_keys(qrels), n_runs, keep_rows)
-        return Rows(run=run, query=query, rank=rank, present=present, n_runs=n_runs, qrels=qrels, source=source)
+        return Rows(run=run, query=query, rank=rank, present=present, n_runs=n_runs, qrels=qrels, source=source,
+                    returned=self._returned(run, query, top, keep_rows, (n_runs, len(qrels.query_ids))))
+
+    def _returned(self, run: np.ndarray, query: np.ndarray, top: np.ndarray, rows: np.ndarray | slice,
+                  n_cells: tuple[int, int]) -> np.ndarray | None:
+        """Documents each (run, query) cell of :meth:`member_rows` returned, when not every row is kept.
+
+        ``top`` marks the rankings' first rows among the pool's ``rows``; ``n_cells`` is (runs, qrels queries).
+        """
+        e = self.encoded
+        if e.returned is None:
+            return None
+        n_runs, n_queries = n_cells
+        first = np.flatnonzero(top) + rows.start if isinstance(rows, slice) else rows[top]  # the pool's rows
+        sizes = np.zeros(n_runs * n_queries, dtype=np.int64)
+        sizes[run[top].astype(np.int64) * n_queries + query[top]] = e.returned[np.searchsorted(
+            np.flatnonzero(e.rank == 0), first)]
+        return sizes
 
     def labelled_rows(self, qrels: Any) -> LabelledRows:
         """Every run's rows within the queries of ``qrels`` (any accepted shape), with their labels.

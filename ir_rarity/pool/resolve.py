@@ -37,6 +37,7 @@ from ir_rarity.measures.base import RarityWeightedMeasure
 from ir_rarity.pool.cache import cached_counts
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.retention import Retention
 from ir_rarity.pool.sources import file_kind, file_signature, origin_of, path_specs, run_files
 from ir_rarity.pool.storage import load_counts
 
@@ -47,8 +48,8 @@ _CACHE: dict[tuple[Any, ...], Campaign] = {}
 
 def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "error", keep_depth: int | None = None,
                      split_by_tag: bool | None = None, progress: bool | None = None, cache: bool = True,
-                     scores: ScorePrecision | None = None, counts: bool = False, depth: int | None = None
-                     ) -> Campaign:
+                     scores: ScorePrecision | None = None, counts: bool = False, depth: int | None = None,
+                     retention: Retention | None = None) -> Campaign:
     """The campaign ``spec`` names (see the module docstring).
 
     Args:
@@ -66,6 +67,8 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
             members' fingerprints, enough for measures that need S_d alone: :func:`counts_depth`), read from the
             disk cache (:mod:`ir_rarity.pool.cache`) or counted once and cached there. Equal values, much faster.
         depth: With ``counts``: the depth S_d is counted at (None: whole runs).
+        retention: For runs (files or a dict), instead of ``keep_depth``: keep only the rows some measures read
+            (:class:`~ir_rarity.pool.retention.Retention`); the campaign is not kept for reuse.
 
     Raises:
         InputError: nothing at the path, an unreadable file, a saved pool or count table mixed with run files,
@@ -81,7 +84,7 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         return _same_precision(spec, precision)
     if isinstance(spec, Mapping):
         return Pool.from_runs(spec, teams=teams, duplicates=duplicates, keep_depth=keep_depth, progress=progress,
-                              scores=precision or "float32")
+                              scores=precision or "float32", retention=retention)
     specs = path_specs(spec)
     if specs is None:
         raise InputError(f"cannot name a pool with a {type(spec).__name__}: give run files, a folder, a glob, a "
@@ -91,6 +94,7 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
     counted = counts and kind != "counts"
     key = (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag,
            precision if kind == "runs" else None, ("counts", depth) if counted else None)
+    cache = cache and retention is None
     if cache and key in _CACHE:
         return _same_precision(_CACHE[key], precision)
     campaign: Campaign
@@ -103,7 +107,8 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
         campaign = CountTable.read_parquet(files[0])
     else:
         campaign = Pool.from_runs(files, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
-                                  split_by_tag=split_by_tag, progress=progress, scores=precision or "float32")
+                                  split_by_tag=split_by_tag, progress=progress, scores=precision or "float32",
+                                  retention=retention)
     if cache:
         _CACHE[key] = campaign
     return _same_precision(campaign, precision)

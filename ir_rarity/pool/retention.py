@@ -1,0 +1,132 @@
+"""What a campaign read from files keeps of each run: the rows its measures read, not whole runs.
+
+Every measure the engine computes reads, of a run, at most three things: the rows within the depth S_d is
+counted at (every run's, for the counts), the rows the qrels judge (a standard measure or a rarity-weighted one
+scores relevant rows, ``bpref`` and ``judged_only`` read non-relevant ones too), and how many documents each
+ranking returned (``NumRet``, ``Judged``, ASL's unretrieved documents). ``Judged@k`` also reads the rows that tie
+(as float32 scores) with the k-th, since ir_measures' judged provider breaks those ties its own way. A
+:class:`Retention` says which of these a campaign keeps; rows are kept with their rank in the whole run, so the
+measures give the same values as on whole runs, with far less held in memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.codes import block_starts
+
+__all__ = ["JudgedPairs", "Retention"]
+
+
+class JudgedPairs:
+    """The (query id, docno) pairs a qrels table judges, looked up run by run without a string per row.
+
+    A run's distinct docnos are looked up once in one hash table of the judged docnos (built once); a row is
+    judged when its (query, docno) codes make a judged pair key (a binary search in the sorted keys).
+    """
+
+    def __init__(self, qrels: pd.DataFrame) -> None:
+        """``qrels``: a canonical qrels frame (``query_id``, ``doc_id``, ...); every listed pair counts as judged."""
+        queries = pd.Index(pd.unique(qrels["query_id"].astype(str).to_numpy(dtype=object)))
+        docs = pd.Index(pd.unique(qrels["doc_id"].astype(str).to_numpy(dtype=object)))
+        query = queries.get_indexer(qrels["query_id"].astype(str).to_numpy(dtype=object)).astype(np.int64)
+        doc = docs.get_indexer(qrels["doc_id"].astype(str).to_numpy(dtype=object)).astype(np.int64)
+        self._queries = {str(q): i for i, q in enumerate(queries)}
+        self._docs = docs
+        self._keys = np.unique(query * len(docs) + doc)
+
+    def rows(self, query_ids: list[str], query: np.ndarray, doc_ids: Any, doc: np.ndarray) -> np.ndarray:
+        """Whether each row is judged.
+
+        Args:
+            query_ids: A run's distinct query ids; ``query`` holds each row's position in them.
+            query: Query code of each row.
+            doc_ids: pyarrow array of the run's distinct docnos; ``doc`` holds each row's position in it.
+            doc: Docno code of each row.
+
+        """
+        query_code = np.array([self._queries.get(q, -1) for q in query_ids], dtype=np.int64)  # a run's few ids
+        doc_code = self._docs.get_indexer(doc_ids.to_numpy(zero_copy_only=False)).astype(np.int64)
+        q, d = query_code[query], doc_code[doc]
+        candidate = np.flatnonzero((q >= 0) & (d >= 0))
+        key = q[candidate] * len(self._docs) + d[candidate]
+        at = np.minimum(np.searchsorted(self._keys, key), max(len(self._keys) - 1, 0))
+        judged = np.zeros(len(query), dtype=bool)
+        if len(self._keys):
+            judged[candidate] = self._keys[at] == key
+        return judged
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Which rows of each run a campaign read from files keeps (see the module docstring).
+
+    Attributes:
+        depth: Every row ranked above this (0-based rank < ``depth``, trec_eval order); at least 1, so that every
+            ranking keeps its first row.
+        judged_depth: Also the rows the qrels judge ranked above this (``math.inf``: at any rank; 0: none).
+        ties: For each ``k`` (``Judged@k``): also the rows whose float32 score is at least that of the row at
+            rank ``min(k, n) - 1`` of their ranking (n its length).
+        returned: Keep how many documents each ranking returned (a measure reads it, or rows are dropped).
+        qrels: The judged pairs (needed when ``judged_depth > depth``).
+
+    """
+
+    depth: int
+    judged_depth: float = 0.0
+    ties: tuple[int, ...] = ()
+    returned: bool = False
+    qrels: JudgedPairs | None = field(default=None, compare=False)
+
+    @property
+    def cuts(self) -> bool:
+        """Whether the runs are only cut at :attr:`depth` (no rows kept below it): their ranks stay 0, 1, 2..."""
+        return self.judged_depth <= self.depth and not self.ties and not self.returned
+
+    def describe(self) -> str:
+        """What is kept, in words."""
+        if self.cuts:
+            return f"each run's top {self.depth}"
+        parts = [f"each run's top {self.depth}"]
+        if self.judged_depth > self.depth:
+            parts.append("its judged documents" + ("" if math.isinf(self.judged_depth)
+                                                    else f" within the top {int(self.judged_depth)}"))
+        if self.ties:
+            parts.append("the documents tied with its k-th for Judged@k")
+        return ", ".join(parts) + ", and the number of documents each ranking returned"
+
+    def keep(self, query: np.ndarray, rank: np.ndarray, single: np.ndarray,
+             judged: Callable[[], np.ndarray] | None) -> np.ndarray:
+        """Whether to keep each row of one run in trec_eval order (its rows grouped by query).
+
+        Args:
+            query: Query code of each row (rows grouped by query, in trec_eval order within each).
+            rank: 0-based rank of each row.
+            single: Each row's score as float32 (for :attr:`ties`).
+            judged: ``() -> whether each row is judged``, called only when judged rows are kept.
+
+        Raises:
+            ValueError: judged rows are to be kept, and there is no ``judged``.
+
+        """
+        kept = rank < self.depth
+        if self.judged_depth > self.depth:
+            if judged is None:
+                raise ValueError("keeping judged rows needs the qrels")
+            within = rank < self.judged_depth if not math.isinf(self.judged_depth) else slice(None)
+            kept[within] |= judged()[within]
+        if self.ties:
+            starts = np.flatnonzero(block_starts(query))
+            sizes = np.diff(np.append(starts, len(query)))
+            block = np.repeat(np.arange(len(starts)), sizes)
+            for k in self.ties:
+                floor = single[starts + np.minimum(k, sizes) - 1]
+                kept |= single >= floor[block]
+        return kept
+

@@ -40,7 +40,7 @@ BAND_COLUMNS: tuple[str, str] = ("p2.5", "p97.5")
 """Columns of :func:`system_count_robustness` holding :data:`BAND_PERCENTILES` (always inside [-1, 1])."""
 
 TAU_CHUNK_ELEMENTS = 1 << 21
-"""Bound on the (trial, pair of systems) signs :func:`kendall_tau_b_rows` holds at once."""
+"""Bound on the (trial, system) signs :func:`kendall_tau_b_rows` holds at once."""
 
 SYNTHETIC_PREFIX = "ir_rarity-synthetic-"
 """Docno prefix of the simulated documents of :func:`synthetic_rank_curve`."""
@@ -146,7 +146,8 @@ def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
               \qquad s_{ij} = \mathrm{sign}(x_i - x_j)
 
     (Kendall, Biometrika 1945), ties snapped row by row (:func:`ir_rarity.stats.ties.snap`). The sums are of
-    integers (exact in any order) and the rest is the same float operations, so each row's value equals
+    integers (exact in any order; taken system by system, each against every later one, in contiguous blocks of
+    all trials) and the rest is the same float operations, so each row's value equals
     ``kendall_tau_b(a[t], b[t])`` exactly, NaN for a constant row included (tested).
 
     Args:
@@ -159,14 +160,22 @@ def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a = snap(np.asarray(a, dtype=np.float64), axis=1)
     b = snap(np.asarray(b, dtype=np.float64), axis=1)
-    i, j = np.triu_indices(a.shape[1], k=1)
+    n = a.shape[1]
+    by_a, by_b = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)  # runs x trials
     tau = np.empty(len(a))
-    step = max(1, TAU_CHUNK_ELEMENTS // max(len(i), 1))  # trials per block: a bounded sign matrix
+    step = max(1, TAU_CHUNK_ELEMENTS // max(n, 1))  # trials per block: bounded sign blocks
     for first in range(0, len(a), step):
         block = slice(first, first + step)
-        sa, sb = np.sign(a[block, i] - a[block, j]), np.sign(b[block, i] - b[block, j])
+        both, only_a, only_b = (np.zeros(len(a[block])) for _ in range(3))
+        for i in range(n - 1):  # system i against every later one: contiguous blocks, no gathered pairs
+            # sign(x_j - x_i) = -sign(x_i - x_j) exactly, for both rankings: the products and |s| are the same
+            sa = np.sign(by_a[i + 1 :, block] - by_a[i, block])
+            sb = np.sign(by_b[i + 1 :, block] - by_b[i, block])
+            both += (sa * sb).sum(axis=0)
+            only_a += np.abs(sa).sum(axis=0)
+            only_b += np.abs(sb).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            tau[block] = (sa * sb).sum(axis=1) / np.sqrt(np.abs(sa).sum(axis=1) * np.abs(sb).sum(axis=1))
+            tau[block] = both / np.sqrt(only_a * only_b)
     tau[(a == a[:, :1]).all(axis=1) | (b == b[:, :1]).all(axis=1)] = math.nan
     return tau
 

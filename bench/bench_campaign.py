@@ -324,9 +324,11 @@ def main() -> None:
     if "startup" not in skip:
         startup_row(table)
     campaign_rows(table, "round 1", str(ROUND1 / "runs" / "*.gz"), str(ROUND1 / "qrels-rnd1.txt.gz"), skip)
-    if args.synthetic:
-        campaign_rows(table, "synthetic 126", os.path.join(args.synthetic, "runs", "*"),
-                      os.path.join(args.synthetic, "qrels.txt"), skip)
+    if args.synthetic:  # its gzipped runs (make_synthetic.py --gzip, or bench_reading.py's runs-gz)
+        packed = os.path.join(args.synthetic, "runs-gz")
+        runs_dir = packed if os.path.isdir(packed) else os.path.join(args.synthetic, "runs")
+        campaign_rows(table, "synthetic 126" + (" gz" if glob.glob(os.path.join(runs_dir, "*.gz")) else ""),
+                      os.path.join(runs_dir, "*"), os.path.join(args.synthetic, "qrels.txt"), skip)
     if args.big and "M2" not in skip:
         memory_row(table, args.big)
     if args.synthetic and "M3" not in skip:

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
-import pandas as pd
-
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
     from ir_rarity.engine.codes import ScorePrecision
     from ir_rarity.engine.qrels import EncodedQrels
     from ir_rarity.engine.rows import Rows

@@ -26,15 +26,16 @@ import pandas as pd
 
 from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
-from ir_rarity.engine.contract import ASSUMED_MEMBER, Campaign, MemberCampaign
+from ir_rarity.engine.contract import Campaign, MemberCampaign
 from ir_rarity.engine.joined import JoinedCampaign
+from ir_rarity.engine.members import report_members as _report_members
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, ranked_as_scores, without_duplicates
 from ir_rarity.engine.standard import compute_standard, covers
-from ir_rarity.errors import DegeneratePoolWarning, MemberNotice, ParameterError, warn
+from ir_rarity.errors import DegeneratePoolWarning, ParameterError, warn
 from ir_rarity.measures.asl import RankingLengthWarning
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.progress import progress as bar
@@ -294,43 +295,6 @@ def _warn_if_lengths_differ(names: list[str], longest: list[np.ndarray], asl: Se
          f"document they miss counting only the non-relevant documents they returned: {named}; compare them with "
          f"ASL(length={top})", RankingLengthWarning)
     return run_lengths
-
-
-def _report_members(names: list[str], membership: Mapping[int | None, list[str | None]]) -> dict[str, str]:
-    """Evaluated run -> the member it equals (at one depth or more); one notice for the evaluation naming them.
-
-    Membership is decided per depth: a run may equal a member to depth 10 but not to depth 100, and is then
-    scored as that member by measures counting S_d at 10 and as a newcomer by those counting at 100. The notice
-    says both, for every such run, in one line (the first :data:`NOTICE_RUNS` runs named, then a count).
-    """
-    def at(depths: list[int | None]) -> str:
-        return ", ".join("whole runs" if d is None else str(d) for d in depths)
-
-    members: dict[str, str] = {}
-    parts: list[str] = []
-    for i, name in enumerate(names):
-        found = {depth: found[i] for depth, found in membership.items()}
-        matched = [d for d, m in found.items() if m is not None]
-        if not matched:
-            continue
-        member = found[matched[0]]
-        assert member is not None
-        members[name] = member
-        if member == ASSUMED_MEMBER:
-            continue
-        alone = [d for d, m in found.items() if m is None]
-        also = f"; at depth {at(alone)} it differs and is scored as a newcomer" if alone else ""
-        parts.append(f"{name!r} has the ranked lists of campaign run {member!r} to depth {at(matched)}{also}")
-    if parts:
-        shown = "; ".join(parts[:NOTICE_RUNS]) + (f"; and {len(parts) - NOTICE_RUNS} more" if len(parts) >
-                                                   NOTICE_RUNS else "")
-        runs = "1 evaluated run is" if len(parts) == 1 else f"{len(parts)} evaluated runs are"
-        warn(f"{runs} scored as the campaign members they equal: {shown}", MemberNotice)
-    return members
-
-
-NOTICE_RUNS = 10
-"""Runs named in the one member notice of an evaluation; the rest are counted."""
 
 
 def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: EncodedQrels,

@@ -10,6 +10,10 @@ resolved once per process and path; the S_d the rarity-weighted measures need is
 in a disk cache (:mod:`ir_rarity.pool.cache`). Each run is scored through the one door
 (:func:`ir_rarity.scoring.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
 read once per evaluator and encoded once per campaign.
+
+Once the counts are cached, qrels and runs as ir_measures reads them from files (the stock command) take the warm
+path (:mod:`ir_rarity.integrations.warm`): the same rule and kernels on the cached counts, with numpy alone, so a
+repeated call imports neither pandas nor pyarrow. Whatever it does not handle takes the door above.
 """
 
 from __future__ import annotations
@@ -67,12 +71,55 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
 class RarityEvaluator(Evaluator):
     """Evaluates one run at a time against the active pool (see :class:`RarityProvider`)."""
 
-    def __init__(self, measures: Iterable[ir_measures.Measure], qrels: Judgments) -> None:
+    def __init__(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> None:
+        from ir_rarity.integrations.warm import qrels_columns
+
         measures = list(measures)
-        super().__init__(measures, set(qrels.frame["query_id"].unique()))
-        self._qrels = qrels  # read once; encoded once per campaign
+        self._columns = None
+        self._judgments: Judgments | None = None
+        if isinstance(qrels, Iterator):  # as ir_measures reads a qrels file: read once, here
+            qrels = list(qrels)
+        if isinstance(qrels, list):
+            self._columns = qrels_columns(qrels)
+        if self._columns is None:
+            self._judgments = self._read(qrels)
+            query_ids = set(self._judgments.frame["query_id"].unique())
+        else:
+            query_ids = set(self._columns.query.tolist())
+        self._qrels = qrels
+        super().__init__(measures, query_ids)
+
+    @staticmethod
+    def _read(qrels: Any) -> Judgments:
+        from ir_rarity.scoring import Judgments
+
+        return Judgments(qrels)
+
+    @property
+    def judgments(self) -> Judgments:
+        """The qrels, read (by :class:`~ir_rarity.scoring.Judgments`) when the ordinary path first needs them."""
+        if self._judgments is None:
+            self._judgments = self._read(self._qrels)
+        return self._judgments
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        from ir_rarity.integrations.warm import run_columns, warm_values
+
+        if self._columns is not None and not isinstance(run, list | dict) and not hasattr(run, "columns"):
+            run = list(run)  # an iterator of ScoredDoc, as ir_measures reads a run file: read once, here
+        columns = run_columns(run) if self._columns is not None and isinstance(run, list) else None
+        warm = None if columns is None or self._columns is None else warm_values(list(self.measures), self._columns,
+                                                                                 columns)
+        if warm is not None:
+            query_ids, values = warm
+            for measure in self.measures:
+                for query_id, value in zip(query_ids.tolist(), values[measure].tolist(), strict=True):
+                    yield Metric(query_id=query_id, measure=measure, value=float(value))
+            return
+        yield from self._ordinary(run)
+
+    def _ordinary(self, run: Any) -> Iterator[Metric]:
+        """The values of the run through :func:`~ir_rarity.scoring.evaluate_campaign`."""
         from ir_rarity.io.frames import as_run_frame
         from ir_rarity.pool.pool import Pool
         from ir_rarity.scoring import evaluate_campaign
@@ -87,9 +134,9 @@ class RarityEvaluator(Evaluator):
             by_campaign.setdefault(id(campaign), (campaign, []))[1].append(measure)
         for campaign, measures in by_campaign.values():
             if campaign == "own":
-                result = evaluate_campaign(Pool.from_runs({"run": frame}), self._qrels, measures)
+                result = evaluate_campaign(Pool.from_runs({"run": frame}), self.judgments, measures)
             else:
-                result = evaluate_campaign(campaign, self._qrels, measures, {"the evaluated run": frame})
+                result = evaluate_campaign(campaign, self.judgments, measures, {"the evaluated run": frame})
             # Every qrels query, in the table's (sorted) order, so that ir_measures' aggregators add them up as
             # ir_rarity's tables do; a query the run lacks holds the measure's default, as back-filling would give.
             for measure in measures:
@@ -110,6 +157,4 @@ class RarityProvider(Provider):
         return True
 
     def _evaluator(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> RarityEvaluator:
-        from ir_rarity.scoring import Judgments
-
-        return RarityEvaluator(measures, Judgments(qrels))
+        return RarityEvaluator(measures, qrels)

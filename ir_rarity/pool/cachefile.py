@@ -11,9 +11,11 @@ loading one never runs code), written atomically:
 =====================  =========  ==========================================================================
 array                  dtype      holds
 =====================  =========  ==========================================================================
-``header``             uint8      JSON: format, version, key, S, what S counts, runs, depth, scores, digests
-``queries_utf8/ends``  uint8/i8   the sorted query-id vocabulary (UTF-8 bytes, end offsets)
-``docs_utf8/ends``     uint8/i8   the sorted docno vocabulary
+``header``             uint8      JSON: format, key, S, what S counts, runs, depth, scores
+``queries``            <U         the sorted query-id vocabulary, as a numpy unicode array (or, when that would
+                                  take far more room than its text, or a string ends with NUL: ``queries_utf8``
+                                  and ``queries_ends``, its UTF-8 bytes and end offsets)
+``docs``               <U         the sorted docno vocabulary (likewise, or ``docs_utf8`` and ``docs_ends``)
 ``query_hash``         uint64     :func:`~ir_rarity.engine.runs.string_hashes` of each query id
 ``doc_hash``           uint64     the same of each docno (with ``query_hash``: what fingerprints a run's rows)
 ``keys``               int64      sorted pair keys (``query code << 32 | doc code``) retrieved within the depth
@@ -22,8 +24,9 @@ array                  dtype      holds
 ``sizes``, ``sums``    i8/u8      the members' fingerprints at the depth (rows within it, sum of row hashes)
 =====================  =========  ==========================================================================
 
-The header's digests (SHA-256 of each array) are checked on load, and so is every invariant a count table has
-(:func:`read_cached`); a file that fails is never scored.
+Damage is caught by the archive's own CRC-32 of each member (``zipfile`` checks it as numpy reads the member),
+and every invariant a count table has is checked on load (:func:`read_cached`); a file that fails is never
+scored.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import numpy as np
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
-from ir_rarity.pool.npz import check_members, digest, pack_strings, string_array, unpack_strings
+from ir_rarity.pool.npz import check_members, pack_strings, string_array, unpack_strings
 from ir_rarity.pool.paths import Origin
 
 __all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "FORMAT", "LIMIT_ENV", "CachedCounts", "cache_dir",
@@ -63,6 +66,7 @@ _PREFIX = "counts-"
 _SUFFIXES = (".npz", ".parquet")  # .parquet: tables of version 1, still bounded (and so removed in time)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _STRINGS = ("queries", "docs", "names")
+_AS_ARRAY = ("queries", "docs")  # stored as numpy unicode arrays where that is compact: read without decoding
 _NUMBERS = {"query_hash": "u8", "doc_hash": "u8", "keys": "i8", "counts": "i8", "sizes": "i8", "sums": "u8"}
 _KEY_SHIFT = 32  # as ir_rarity.engine.codes.KEY_SHIFT (a test checks they agree)
 
@@ -144,6 +148,8 @@ class CachedCounts:
 
     def strings(self, name: str) -> list[str]:
         """The strings ``name`` (``"queries"``, ``"docs"`` or ``"names"``) as a list."""
+        if name in self.arrays:
+            return cast("list[str]", self.arrays[name].tolist())
         return unpack_strings(self.arrays[f"{name}_utf8"], self.arrays[f"{name}_ends"])
 
     def vocabulary(self, name: str) -> np.ndarray | None:
@@ -157,7 +163,9 @@ class CachedCounts:
 
         """
         if name not in self._decoded:
-            values = string_array(self.arrays[f"{name}_utf8"], self.arrays[f"{name}_ends"])
+            values = self.arrays.get(name)
+            if values is None:
+                values = string_array(self.arrays[f"{name}_utf8"], self.arrays[f"{name}_ends"])
             if values is not None and len(values) > 1 and not (values[1:] > values[:-1]).all():
                 raise InputError(f"the cached {name} vocabulary is not sorted and unique")
             self._decoded[name] = values
@@ -193,13 +201,18 @@ def write_cached(path: Path, key: str, *, queries: Sequence[str], docs: Sequence
     """
     arrays: dict[str, np.ndarray] = {}
     for name, strings in (("queries", list(queries)), ("docs", list(docs)), ("names", list(members))):
-        arrays[f"{name}_utf8"], arrays[f"{name}_ends"] = pack_strings([str(s) for s in strings])
+        packed = pack_strings([str(s) for s in strings])
+        as_array = _as_array(strings, len(packed[0])) if name in _AS_ARRAY else None
+        if as_array is not None:
+            arrays[name] = as_array
+        else:
+            arrays[f"{name}_utf8"], arrays[f"{name}_ends"] = packed
     numbers = {"query_hash": query_hash, "doc_hash": doc_hash, "keys": keys, "counts": counts,
                "sizes": np.array([s for s, _ in members.values()], dtype=np.int64),
                "sums": np.array([h for _, h in members.values()], dtype=np.uint64)}
     arrays.update({name: np.ascontiguousarray(values, dtype=_NUMBERS[name]) for name, values in numbers.items()})
     header = {"format": FORMAT, "key": key, "num_systems": int(num_systems), "systems": systems, "runs": int(n_runs),
-              "depth": depth, "scores": scores, "digests": {k: digest({k: v}) for k, v in sorted(arrays.items())}}
+              "depth": depth, "scores": scores}
     arrays["header"] = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8).copy()
 
     def write(tmp: os.PathLike[str]) -> None:
@@ -207,6 +220,14 @@ def write_cached(path: Path, key: str, *, queries: Sequence[str], docs: Sequence
             np.savez(f, **cast("dict[str, Any]", arrays))
 
     write_with(path, write)
+
+
+def _as_array(strings: list[str], utf8_bytes: int) -> np.ndarray | None:
+    """``strings`` as a numpy unicode array, or None if one would take far more room or cannot hold them exactly."""
+    width = max(map(len, strings), default=0)
+    if 4 * width * len(strings) > 8 * utf8_bytes + (1 << 20) or any(s.endswith("\x00") for s in strings):
+        return None  # a few long strings would pad every other; a trailing NUL would be dropped
+    return np.array(strings, dtype=f"U{max(width, 1)}")
 
 
 def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
@@ -231,14 +252,12 @@ def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
         raise InputError(f"damaged cache file ({type(e).__name__})", source) from None
     header = _header(arrays.pop("header", None), source)
-    expected = {f"{n}_{part}" for n in _STRINGS for part in ("utf8", "ends")} | set(_NUMBERS)
+    expected = set(_NUMBERS) | {name if name in arrays else f"{name}_{part}" for name in _STRINGS
+                                for part in ("utf8", "ends")}
     if set(arrays) != expected:
         raise InputError("damaged cache file (unexpected arrays)", source)
     if header.get("key") != key or header.get("depth") != depth:
         raise InputError("a cache file of another key or depth", source)
-    digests = header.get("digests")
-    if not isinstance(digests, dict) or any(digest({k: v}) != digests.get(k) for k, v in arrays.items()):
-        raise InputError("damaged cache file: an array does not match its SHA-256", source)
     table = CachedCounts(arrays, num_systems=header["num_systems"], systems=header["systems"],
                          n_runs=header["runs"], depth=depth, scores=header["scores"])
     _check(table, source)
@@ -261,16 +280,27 @@ def _header(raw: np.ndarray | None, source: str) -> dict[str, Any]:
     return header
 
 
-def _check(table: CachedCounts, source: str) -> None:
-    """Every invariant of a count table, in vectorized passes (as ``CountTable.from_codes`` checks its input)."""
-    a = table.arrays
+def _string_counts(a: dict[str, np.ndarray], source: str) -> dict[str, int]:
+    """How many strings each list holds, its arrays checked well formed."""
     n = {}
     for name in _STRINGS:
+        if name in a:
+            if name not in _AS_ARRAY or a[name].dtype.kind != "U" or a[name].ndim != 1:
+                raise InputError(f"damaged cache file (strings {name!r})", source)
+            n[name] = len(a[name])
+            continue
         data, ends = a[f"{name}_utf8"], a[f"{name}_ends"]
         if data.dtype != np.uint8 or data.ndim != 1 or ends.dtype != np.int64 or ends.ndim != 1 or (len(ends) and (
                 ends[-1] != len(data) or ends[0] < 0 or (np.diff(ends) < 0).any())) or (not len(ends) and len(data)):
             raise InputError(f"damaged cache file (strings {name!r})", source)
         n[name] = len(ends)
+    return n
+
+
+def _check(table: CachedCounts, source: str) -> None:
+    """Every invariant of a count table, in vectorized passes (as ``CountTable.from_codes`` checks its input)."""
+    a = table.arrays
+    n = _string_counts(a, source)
     for name, kind in _NUMBERS.items():
         if a[name].dtype != np.dtype(kind) or a[name].ndim != 1:
             raise InputError(f"damaged cache file (array {name!r})", source)

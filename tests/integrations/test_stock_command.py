@@ -94,7 +94,7 @@ def test_the_command_counts_the_campaign_once(campaign: Path) -> None:
     assert first.returncode == 0, first.stderr
     said = [line for line in first.stderr.splitlines() if line.startswith("ir_rarity: counted S_d")]
     assert len(said) == 1 and str(campaign / "cache") in said[0] and "pool" in said[0]
-    assert len(list((campaign / "cache").glob("counts-*.parquet"))) == 1
+    assert len(list((campaign / "cache").glob("counts-*.npz"))) == 1
     again = _run(command, campaign)
     assert again.returncode == 0 and "counted S_d" not in again.stderr
     assert again.stdout == first.stdout and again.stdout.split()[:2] == ["P_rare(pool='pool')@2", EXPECTED]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -53,12 +53,17 @@ _TABLES: dict[str, CachedCounts] = {}
 """Cached tables read in this process, by key (a key names the files' signatures: a changed file, a new key)."""
 
 
-class Columns(NamedTuple):
-    """Qrels or a run as columns: query ids and docnos (numpy unicode arrays) and relevance labels or scores."""
+class Columns:
+    """Qrels or a run as columns: query ids and docnos (numpy unicode arrays) and relevance labels or scores.
 
-    query: np.ndarray
-    doc: np.ndarray
-    value: np.ndarray
+    (A plain class: a ``NamedTuple`` compiles its annotations when the module is imported, a few ms the warm path
+    should not spend.)
+    """
+
+    __slots__ = ("doc", "query", "value")
+
+    def __init__(self, query: np.ndarray, doc: np.ndarray, value: np.ndarray) -> None:
+        self.query, self.doc, self.value = query, doc, value
 
 
 def _columns(rows: Sequence[Any], value: str, kinds: tuple[type, ...]) -> Columns | None:
@@ -174,17 +179,17 @@ def warm_values(measures: Sequence[ir_measures.Measure], qrels: Columns, run: Co
     return query_ids, values
 
 
-class _Codes(NamedTuple):
+class _Codes:
     """The run's and the qrels' strings of one kind (query ids or docnos) as codes of one extended vocabulary.
 
     A code is a position in the cached vocabulary, or past it in the sorted strings outside it (the run's and
     the qrels' together): the extension of :func:`ir_rarity.engine.codes.encode`.
     """
 
-    run: np.ndarray
-    qrels: np.ndarray
-    run_known: np.ndarray
-    extra: np.ndarray
+    __slots__ = ("extra", "qrels", "run", "run_known")
+
+    def __init__(self, run: np.ndarray, qrels: np.ndarray, run_known: np.ndarray, extra: np.ndarray) -> None:
+        self.run, self.qrels, self.run_known, self.extra = run, qrels, run_known, extra
 
     def strings(self, vocabulary: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """The strings of ``codes``."""
@@ -217,11 +222,26 @@ def _unique(values: np.ndarray) -> bool:
     return not (ordered[1:] == ordered[:-1]).any()
 
 
+def _sorted_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ``values``, and the position of each value among them.
+
+    What ``np.unique(values, return_inverse=True)`` gives, by a sort: numpy's ``unique`` imports ``numpy.ma``
+    (some 10 ms), which the stock command does not otherwise import.
+    """
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.ones(len(ordered), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    codes = np.empty(len(values), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return ordered[new], codes
+
+
 def _codes(vocabulary: np.ndarray, run: np.ndarray, qrels: np.ndarray) -> _Codes:
     """:class:`_Codes` of the run's and the qrels' strings (only those outside the vocabulary are sorted)."""
     run_pos, run_known = _find(vocabulary, run)
     qrels_pos, qrels_known = _find(vocabulary, qrels)
-    extra = np.unique(np.concatenate([run[~run_known], qrels[~qrels_known]]))
+    extra = _sorted_codes(np.concatenate([run[~run_known], qrels[~qrels_known]]))[0]
     run_pos[~run_known] = len(vocabulary) + np.searchsorted(extra, run[~run_known])
     qrels_pos[~qrels_known] = len(vocabulary) + np.searchsorted(extra, qrels[~qrels_known])
     return _Codes(run_pos.astype(np.int64), qrels_pos.astype(np.int64), run_known, extra)
@@ -236,7 +256,7 @@ def _score(table: CachedCounts, depth: int | None, measures: list[Any], qrels: C
     q, d = _codes(queries, run.query, qrels.query), _codes(docs, run.doc, qrels.doc)
 
     def doc_sort(rows: np.ndarray) -> np.ndarray:  # docnos compared only where scores tie (trec_order)
-        return np.unique(run.doc[rows], return_inverse=True)[1].astype(np.int64)
+        return _sorted_codes(run.doc[rows])[1]
 
     order = trec_order(run.value, doc_sort, q.run, precision="float32")
     qcode, dcode, known = q.run[order], d.run[order], (q.run_known & d.run_known)[order]

@@ -38,7 +38,6 @@ import os
 import re
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -124,7 +123,6 @@ def cache_path(folder: Path, key: str) -> Path:
     return folder / f"{_PREFIX}{key}{_SUFFIXES[0]}"
 
 
-@dataclass(frozen=True, eq=False)
 class CachedCounts:
     """A count table as the cache keeps it (:func:`read_cached`), checked; strings decoded when asked for.
 
@@ -138,13 +136,11 @@ class CachedCounts:
 
     """
 
-    arrays: dict[str, np.ndarray]
-    num_systems: int
-    systems: str
-    n_runs: int
-    depth: int | None
-    scores: str
-    _decoded: dict[str, np.ndarray | None] = field(default_factory=dict, init=False, repr=False)
+    def __init__(self, arrays: dict[str, np.ndarray], *, num_systems: int, systems: str, n_runs: int,
+                 depth: int | None, scores: str) -> None:
+        self.arrays, self.num_systems, self.systems, self.n_runs = arrays, num_systems, systems, n_runs
+        self.depth, self.scores = depth, scores
+        self._decoded: dict[str, np.ndarray | None] = {}
 
     def strings(self, name: str) -> list[str]:
         """The strings ``name`` (``"queries"``, ``"docs"`` or ``"names"``) as a list."""
@@ -239,6 +235,8 @@ def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
 
     """
     source = os.fspath(path)
+    if not os.path.isfile(source):
+        return None
     try:
         if not zipfile.is_zipfile(source):
             raise InputError("not an ir_rarity cache file", source)

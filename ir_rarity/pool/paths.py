@@ -114,9 +114,19 @@ def file_signature(files: Sequence[Path]) -> tuple[FileSignature, ...]:
     before.
     """
     out = []
+    folders: dict[str, str] = {}  # a folder's real path, resolved once for all its files
     for p in files:
-        st = p.stat() if os.fspath(p) != "-" else os.stat(0)
-        out.append((os.path.realpath(p), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        text = os.fspath(p)
+        st = os.lstat(text) if text != "-" else os.stat(0)
+        if text != "-" and not stat.S_ISLNK(st.st_mode):  # not a link: its folder's real path and its name
+            folder = os.path.dirname(text)
+            if folder not in folders:
+                folders[folder] = os.path.realpath(folder)
+            real = os.path.join(folders[folder], os.path.basename(text))
+        else:
+            real = os.path.realpath(p)
+            st = os.stat(text) if text != "-" else st
+        out.append((real, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
     return tuple(out)
 
 

@@ -39,7 +39,7 @@ import re
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -235,20 +235,13 @@ def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
 
     """
     source = os.fspath(path)
-    if not os.path.isfile(source):
-        return None
     try:
-        if not zipfile.is_zipfile(source):
-            raise InputError("not an ir_rarity cache file", source)
-        check_members(source, "cache file")
-        with np.load(source, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except FileNotFoundError:
+        with open(source, "rb") as file:  # one open file, checked and read, whatever is renamed over it meanwhile
+            arrays = _arrays(file, source)
+    except (FileNotFoundError, IsADirectoryError):
         return None
-    except InputError:
-        raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
-        raise InputError(f"damaged cache file ({type(e).__name__})", source) from None
+    except OSError as e:
+        raise InputError(f"cannot read cache file ({type(e).__name__})", source) from None
     header = _header(arrays.pop("header", None), source)
     expected = set(_NUMBERS) | {name if name in arrays else f"{name}_{part}" for name in _STRINGS
                                 for part in ("utf8", "ends")}
@@ -260,6 +253,21 @@ def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
                          n_runs=header["runs"], depth=depth, scores=header["scores"])
     _check(table, source)
     return table
+
+
+def _arrays(file: BinaryIO, source: str) -> dict[str, np.ndarray]:
+    """Every array of the open archive, its members checked first (:func:`~ir_rarity.pool.npz.check_members`)."""
+    try:
+        if not zipfile.is_zipfile(file):
+            raise InputError("not an ir_rarity cache file", source)
+        check_members(source, "cache file", file)
+        file.seek(0)
+        with np.load(file, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except InputError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
+        raise InputError(f"damaged cache file ({type(e).__name__})", source) from None
 
 
 def _header(raw: np.ndarray | None, source: str) -> dict[str, Any]:

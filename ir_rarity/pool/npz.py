@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import zipfile
+from typing import BinaryIO
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def digest(arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
-def check_members(path: str, what: str = "pool file") -> None:
+def check_members(path: str, what: str = "pool file", file: BinaryIO | None = None) -> None:
     """Refuse, before anything is allocated, a zip whose members declare more than they hold.
 
     Every member must be a ``.npy`` array whose header's shape and dtype fit the member's stored size, and no
@@ -77,12 +78,13 @@ def check_members(path: str, what: str = "pool file") -> None:
     uncompressed), so a hostile file cannot make the reader allocate more memory than its own size.
 
     Args:
-        path: The archive.
+        path: The archive (named in the messages).
         what: What the file should be, for the messages (``"pool file"``).
+        file: The archive already open (so that what is checked is what is then read), else None: open ``path``.
 
     """
-    size = os.path.getsize(path)
-    with zipfile.ZipFile(path) as archive:
+    size = os.fstat(file.fileno()).st_size if file is not None else os.path.getsize(path)
+    with zipfile.ZipFile(file if file is not None else path) as archive:
         members = archive.infolist()
         if len(members) > 64:
             raise InputError(f"not an ir_rarity {what} ({len(members)} members)", path)

@@ -28,9 +28,15 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.campaign import leave_one_team_out
+from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.codes import encode, pair_keys
+from ir_rarity.engine.compute import compute, s_d_depth
 from ir_rarity.engine.contract import Campaign
-from ir_rarity.engine.qrels import EncodedQrels
+from ir_rarity.engine.evaluate import BLOCK_ROWS
+from ir_rarity.engine.families import is_engine_measure
+from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
+from ir_rarity.engine.rows import Rows, Selection, Subrows
+from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
@@ -128,6 +134,111 @@ class _Restrictor:
         return _Relabelled(frame, self.pool, replace(self.encoded, labels=labels))
 
 
+RELEVANT_ROWS_STANDARD: frozenset[str] = frozenset({"P", "R", "AP", "RR", "Rprec"})
+"""trec_eval measures whose value of a ranking is that of its relevant rows alone, at their ranks (a non-relevant
+row adds nothing: P, R and Rprec count relevant rows, AP and RR read their ranks); without ``judged_only``."""
+
+
+def _reads_relevant_rows_only(measure: Any) -> bool:
+    """Whether a measure's value of a ranking depends on its relevant rows only (and the qrels' counts).
+
+    The rarity-weighted measures (``RELEVANT_ROWS_ONLY``, the rows :class:`~ir_rarity.pool.samples.SubsetScorer`
+    gathers for them) and :data:`RELEVANT_ROWS_STANDARD`, unless ``judged_only`` (which ranks the judged rows
+    again).
+    """
+    if "judged_only" in measure.SUPPORTED_PARAMS and bool(measure["judged_only"]):
+        return False
+    if is_engine_measure(measure):
+        return bool(getattr(measure, "RELEVANT_ROWS_ONLY", False))
+    return str(getattr(measure, "NAME", "")) in RELEVANT_ROWS_STANDARD and covers(measure)
+
+
+class _Labelled(Subrows):
+    """Rows of a campaign's members with labels of their own (restricted qrels); S_d and keys the parent's."""
+
+    def __init__(self, parent: Rows, labels: np.ndarray) -> None:
+        super().__init__(parent)
+        self.row_labels = labels
+
+    def labels(self, rows: Selection) -> np.ndarray:
+        """The given labels."""
+        return self.row_labels if rows is None else self.row_labels[rows]
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Relevance of the given labels."""
+        return is_relevant(self.row_labels, rel)
+
+
+def _relabelled_values(pool: Pool, encoded: EncodedQrels, labellings: Sequence[np.ndarray], measures: Sequence[Any]
+                      ) -> list[dict[Any, np.ndarray]]:
+    """Each measure's runs x queries values under each labelling of ``encoded``'s keys, in one pass over the runs.
+
+    For restricted qrels (:func:`pool_qrels`: a label kept or set to 0, the same judged pairs) and measures that
+    :func:`read relevant rows only <_reads_relevant_rows_only>`: block by block of the pool's runs, the rows that
+    can be relevant under some labelling (relevant under ``encoded`` at the lowest threshold, or judged where a
+    threshold is 0 or below) are gathered once with their S_d and their judgment's position; every labelling then
+    labels them by that position and scores them. A row left out is relevant under no labelling, so each value
+    equals scoring the whole rows against that labelling (:func:`~ir_rarity.scoring.evaluate_campaign`, tested).
+
+    Args:
+        pool: The campaign (its runs are scored as members).
+        encoded: The full qrels, encoded for ``pool``.
+        labellings: Labels of ``encoded.keys``, one array per restricted qrels: each label as in ``encoded`` or 0.
+        measures: Measures that read relevant rows only.
+
+    Returns:
+        Per labelling, measure -> ``(len(pool), n_queries)`` values.
+
+    """
+    rel = min(int(m["rel"]) for m in measures)
+    depths = {s_d_depth(m) for m in measures if is_engine_measure(m) and getattr(m, "NEEDS_POOL", True)}
+    parts: list[dict[Any, list[np.ndarray]]] = [{m: [] for m in measures} for _ in labellings]
+    for block in pool.member_blocks(BLOCK_ROWS):
+        rows = pool.member_rows(encoded, block)
+        full = rows.labels()
+        readable = is_relevant(full, rel) | ((full != UNJUDGED) if rel <= 0 else False)
+        held = np.flatnonzero(readable)
+        judgment = np.searchsorted(encoded.keys, rows.keys(held))  # every held row is judged
+        base = Rows(run=rows.run[held], query=rows.query[held], rank=rows.rank[held], present=rows.present,
+                    n_runs=rows.n_runs, qrels=encoded, source=Subrows(rows, held), returned=rows.cell_sizes())
+        for depth in depths:
+            base.s_d(depth)  # counted once, read by every labelling
+        for labels, part in zip(labellings, parts, strict=True):
+            relabelled = Rows(run=base.run, query=base.query, rank=base.rank, present=base.present,
+                              n_runs=base.n_runs, qrels=replace(encoded, labels=labels),
+                              source=_Labelled(base, labels[judgment]), returned=base.returned)
+            for m in measures:
+                part[m].append(compute(m, relabelled) if is_engine_measure(m) else compute_standard(m, relabelled))
+            relabelled.release()
+        base.release()
+        rows.release()
+    return [{m: values[0] if len(values) == 1 else np.vstack(values) for m, values in part.items()}
+            for part in parts]
+
+
+def _restricted_scores(pool: Pool, restrictor: _Restrictor, restricted: Sequence[Judgments],
+                       measures: Sequence[Any], index: pd.Index) -> list[dict[str, pd.Series]]:
+    """Each run's score under each restricted qrels, per measure name: as ``evaluate_campaign`` gives them.
+
+    The measures that read relevant rows only are scored for every restricted qrels in one pass
+    (:func:`_relabelled_values`); any other measure, or qrels not shared with the full encoding, one evaluation per
+    restricted qrels.
+    """
+    together = [m for m in measures if _reads_relevant_rows_only(m)] if restrictor.shared else []
+    apart = [m for m in measures if m not in together]
+    scores: list[dict[str, pd.Series]] = [{} for _ in restricted]
+    if together:
+        labellings = [r.encoded_for(pool).labels for r in restricted]
+        for score, values in zip(scores, _relabelled_values(pool, restrictor.encoded, labellings, together),
+                                 strict=True):
+            score.update({str(m): pd.Series(aggregate(m, v), index=index) for m, v in values.items()})
+    if apart:
+        for score, judgments in zip(scores, restricted, strict=True):
+            frame = evaluation_frame(evaluate_campaign(pool, judgments, apart))  # as Pool.evaluate
+            score.update({str(m): frame[str(m)] for m in apart})
+    return scores
+
+
 def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth: int | None = None,
                 loto: bool = True, teams: Iterable[str] | None = None, progress: bool = False) -> pd.DataFrame:
     """Rank correlation with the full-qrels ranking and leave-one-team-out rank drops, per strategy and budget.
@@ -156,16 +267,17 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     loto_depth = _depth_of(sim, pool, depth)
     team_list = None if teams is None else list(teams)
     cells = [(s, b) for s in sim.orders for b in sim.budgets]
+    judged = [sim.orders[strategy].frame(sim.per_query(budget)) for strategy, budget in cells]
+    restricted = [restrictor.restrict(frame) for frame in judged]
+    every = _restricted_scores(pool, restrictor, restricted, measure_list, full.index)  # all pools in one pass
     rows = []
-    for strategy, budget in progress_bar(cells, desc="reusability", unit="pool", enabled=progress):
-        judged = sim.orders[strategy].frame(sim.per_query(budget))
-        restricted = restrictor.restrict(judged)
-        scores = evaluation_frame(evaluate_campaign(pool, restricted, measure_list))  # as Pool.evaluate
-        drops = (leave_one_team_out(pool, restricted.frame, measure_list, loto_depth, teams=team_list)
+    for k in progress_bar(range(len(cells)), desc="reusability", unit="pool", enabled=progress):
+        (strategy, budget), scores = cells[k], every[k]
+        drops = (leave_one_team_out(pool, restricted[k].frame, measure_list, loto_depth, teams=team_list)
                  if loto else None)
         for m in measure_list:
             name, hib = str(m), higher_is_better(m)
-            row: dict[str, Any] = {"strategy": strategy, "budget": budget, "judged": len(judged), "measure": name,
+            row: dict[str, Any] = {"strategy": strategy, "budget": budget, "judged": len(judged[k]), "measure": name,
                                    "tau": kendall_tau(scores[name], full[name], higher_is_better=hib),
                                    "tau_ap": tau_ap(scores[name], full[name], higher_is_better=hib)}
             if drops is not None:

@@ -13,9 +13,9 @@ from ir_rarity import Pool
 from ir_rarity.errors import MemberNotice
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
-from ir_rarity.pooling import pool_qrels, reusability, simulate
+from ir_rarity.pooling import pool_qrels, reusability, reuse, simulate
 from ir_rarity.pooling.reuse import _Restrictor
-from ir_rarity.scoring import Judgments
+from ir_rarity.scoring import Judgments, evaluate_campaign
 from ir_rarity.stats import kendall_tau, tau_ap
 
 MEASURES = ["P@10", "AP", "P_rare(alpha=0.5)@10", "AP_rare(alpha=0.5)", "nDCG@10", "AP(judged_only=True)"]
@@ -85,3 +85,39 @@ def test_relabelled_encoding_equals_encoding_the_restricted_frame(small_pool: Po
     other = Pool.from_runs({n: small_pool.run(n) for n in small_pool.names[:3]})
     np.testing.assert_array_equal(restricted.encoded_for(other).labels, other.encode_qrels(frame).labels)
     np.testing.assert_array_equal(restricted.encoded_for(other).keys, other.encode_qrels(frame).keys)
+
+
+ONE_PASS = ["P@10", "P(rel=2)@5", "R@20", "AP", "AP@20", "RR", "Rprec", "P_rare(alpha=0.5)@10",
+            "AP_rare(alpha=0.5)", "AP_rare(alpha=1,depth=5)@30", "nDCG_rare(rel=2)@20", "R_rare(alpha=0.5)@20",
+            "P(rel=0)@10", "AP_rare(rel=0,alpha=1)@10"]
+"""Measures reading relevant rows only, at thresholds 2, 1 and 0 (a label set to 0 is then relevant)."""
+
+
+@pytest.mark.parametrize("which", ["plain", "noisy"])
+@pytest.mark.parametrize("block_rows", [1 << 20, 3000])  # the whole pool at once, or many blocks of runs
+def test_one_pass_values_equal_evaluating_each_restricted_qrels(small_pool: Pool, covid_qrels: pd.DataFrame,
+                                                                noisy_qrels: pd.DataFrame, which: str,
+                                                                block_rows: int,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels = covid_qrels if which == "plain" else noisy_qrels
+    monkeypatch.setattr(reuse, "BLOCK_ROWS", block_rows)
+    measures = parse_measures(ONE_PASS)
+    assert all(reuse._reads_relevant_rows_only(m) for m in measures)
+    sim = simulate(small_pool, qrels, ["depth", "mtf"], [2, 15], depth=20)
+    restrictor = _Restrictor(small_pool, Judgments(qrels))
+    frames = [sim.orders[s].frame(sim.per_query(b)) for s in sim.orders for b in sim.budgets]
+    restricted = [restrictor.restrict(frame) for frame in frames]
+    labellings = [r.encoded_for(small_pool).labels for r in restricted]
+    got = reuse._relabelled_values(small_pool, restrictor.encoded, labellings, measures)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MemberNotice)
+        for values, frame in zip(got, frames, strict=True):
+            expected = evaluate_campaign(small_pool, pool_qrels(qrels, frame), measures)
+            for m in measures:
+                np.testing.assert_array_equal(values[m], expected.values[m], err_msg=str(m))
+
+
+def test_measures_reading_other_rows_are_scored_apart() -> None:
+    for name in ["nDCG@10", "AP(judged_only=True)", "P_rare(judged_only=True)@10", "ASL", "Judged@10", "Bpref",
+                 "NumRet", "U_novel@10", "Success@5"]:
+        assert not reuse._reads_relevant_rows_only(parse_measures([name])[0]), name

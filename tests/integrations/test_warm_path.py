@@ -38,7 +38,8 @@ NEW = {  # newcomers: ties broken by docno, documents and queries no member has,
 }
 MEASURES = ["P_rare(alpha=0.5)@2", "AP_rare@3", "nDCG_rare(alpha=2)@3", "R_rare@2", "P_rare(bounded=True)@2",
             "P_rare(alpha=1,depth=3)@2", "AP_rare(gain='graded')@10", "nDCG_rare(rel=2)@2", "R_rare(alpha=3)",
-            "P_rare(judged_only=True)@2", "nDCG_rare(weighting='log',bounded=True)@3", "AP_rare(alpha_per_topic=True)@3"]
+            "P_rare(judged_only=True)@2", "nDCG_rare(weighting='log',bounded=True)@3",
+            "AP_rare(alpha_per_topic=True)@3"]
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ the provider's warm path, :mod:`ir_rarity.integrations.warm`); later calls read 
 * **Concurrency.** Tables are written to a temporary file in the cache folder and renamed into place
   (:func:`ir_rarity.io.files.write_with`), so a reader never sees a partial table; two processes counting the
   same campaign at once each write a whole table and the last rename wins.
-* **Trust.** A table is checked on load like any count table (the SHA-256 of each array, sorted unique keys
+* **Trust.** A table is checked on load like any count table (the archive's CRC-32 of each array, sorted unique keys
   within the vocabularies, S_d in [1, S], S_d summing to the members' rows:
   :func:`~ir_rarity.pool.cachefile.read_cached`); one that fails (damaged, foreign, of another key) is removed
   and counted again, never scored. Loading never runs code (no pickle).

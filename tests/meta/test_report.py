@@ -11,6 +11,7 @@ import pytest
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 from scipy import stats as sps
+from score_tables import random_scores
 
 from ir_rarity import Pool
 from ir_rarity.meta import (
@@ -22,6 +23,7 @@ from ir_rarity.meta import (
     plot_robustness,
     plot_synthetic,
     plot_tau_alpha,
+    report,
     save_report,
     stability,
     write_report,
@@ -154,3 +156,20 @@ def test_compute_then_save_is_write_report(hand_pool: Pool, hand_qrels: pd.DataF
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
     assert saved.read_text(encoding="utf-8") == report_markdown(report, plots=False) == written.read_text("utf-8")
+
+
+def test_power_table_counts_each_level_as_discriminative_power_does() -> None:
+    measures = report.report_measures(10)[:2]
+    scores = {}
+    for k, (label, _, _) in enumerate(measures):
+        frame = random_scores(12, 8, seed=k).round(1)  # rounded: ties, and pairs of identical runs (p undefined)
+        frame.iloc[1] = frame.iloc[0]
+        frame.iloc[2, 3] = np.nan
+        scores[label] = frame
+    table = report._power_table(scores, measures)
+    for label, _, _ in measures:
+        for level in report.LEVELS:
+            row = table[(table["measure"] == label) & (table["confidence"] == f"{1 - level:.0%}")]
+            expected = discriminative_power(scores[label], method="ttest_ind", alpha=level)
+            assert row["significant_pairs"].tolist() == [expected.significant_pairs]
+            assert row["total_pairs"].tolist() == [expected.total_pairs]

@@ -27,10 +27,9 @@ from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.curves import DEFAULT_ALPHAS, curve_measures, curve_parameters, score_matrices, tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.plots import plot_robustness, plot_synthetic, plot_tau_alpha
-from ir_rarity.meta.robustness import DEFAULT_SIZES, synthetic_rank_curve, system_count_robustness
+from ir_rarity.meta.robustness import DEFAULT_SIZES, robustness_tables, synthetic_rank_curve
 from ir_rarity.meta.stability import stability
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.samples import SubsetScorer
 from ir_rarity.progress import counter
 from ir_rarity.tables import render_frame
 
@@ -146,14 +145,14 @@ def _stability_table(scores: dict[str, pd.DataFrame], measures: list[tuple[str, 
 
 def _robustness_table(pool: Pool, qrels: pd.DataFrame, cutoff: int, sizes: Sequence[int], trials: int, seed: int,
                       progress: bool | None) -> pd.DataFrame:
-    """Table 3: Algorithm 1 for ``P_rare(alpha=1)@k`` and ``AP_rare(alpha=1)@k`` (one scorer serves both)."""
-    parts, scorer = [], SubsetScorer(pool, qrels)
-    for name in ("P_rare", "AP_rare"):
-        measure = f"{name}(alpha=1)@{cutoff}"
-        part = system_count_robustness(pool, qrels, measure, sizes=sizes, trials=trials, seed=seed,
-                                       progress=progress, scorer=scorer)
+    """Table 3: Algorithm 1 for ``P_rare(alpha=1)@k`` and ``AP_rare(alpha=1)@k``, both on the same draws.
+
+    The seed is an integer: each measure's table is ``system_count_robustness`` of it with that seed.
+    """
+    measures = [f"{name}(alpha=1)@{cutoff}" for name in ("P_rare", "AP_rare")]
+    parts = robustness_tables(pool, qrels, measures, sizes=sizes, trials=trials, seed=seed, progress=progress)
+    for measure, part in zip(measures, parts, strict=True):
         part.insert(0, "measure", measure)
-        parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
 

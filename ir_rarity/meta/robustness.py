@@ -28,7 +28,8 @@ from ir_rarity.pool.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.progress import counter
 from ir_rarity.stats.ties import snap
 
-__all__ = ["BAND_COLUMNS", "DEFAULT_SIZES", "kendall_tau_b_rows", "synthetic_rank_curve", "system_count_robustness"]
+__all__ = ["BAND_COLUMNS", "DEFAULT_SIZES", "kendall_tau_b_rows", "robustness_tables", "synthetic_rank_curve",
+           "system_count_robustness"]
 
 DEFAULT_SIZES: tuple[int, ...] = (2, 4, 8, 16, 32, 64)
 """The sample sizes N of Table 3: 2, 4, ..., 64."""
@@ -106,7 +107,46 @@ def system_count_robustness(
             ``trials < 1``, or a ``scorer`` of another pool.
 
     """
-    m = _rarity_measure(measure)
+    return robustness_tables(pool, qrels, [measure], sizes, trials, seed, progress, scorer=scorer)[0]
+
+
+def robustness_tables(
+    pool: Pool,
+    qrels: Any,
+    measures: Sequence[ir_measures.Measure | str],
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    trials: int = 1000,
+    seed: int | np.random.Generator | None = None,
+    progress: bool | None = None,
+    *,
+    scorer: SubsetScorer | None = None,
+) -> list[pd.DataFrame]:
+    """:func:`system_count_robustness` of several measures on the same draws: one table per measure, in order.
+
+    Each size's trials are drawn once and every measure scores them (:meth:`SubsetScorer.batch_scores_of
+    <ir_rarity.pool.samples.SubsetScorer.batch_scores_of>`: measures reading the same rows share them). With an
+    integer seed (or None... an integer, so that it is the same) the draws are those of
+    ``system_count_robustness(..., measure, seed=seed)`` for every measure, so each table equals that call's
+    (tested); a :class:`numpy.random.Generator` is drawn from once, for all measures.
+
+    Args:
+        pool: The campaign.
+        qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
+        measures: Rarity measures (``P_rare`` or ``AP_rare``).
+        sizes: Sample sizes N, each in [2, number of runs].
+        trials: Samples per size.
+        seed: Seed or :class:`numpy.random.Generator`.
+        progress: Progress bar over the trials (None: :mod:`ir_rarity.progress`'s default).
+        scorer: A :class:`~ir_rarity.pool.samples.SubsetScorer` of ``pool`` and ``qrels`` to use; None makes one.
+
+    Returns:
+        One table per measure, as :func:`system_count_robustness` returns it.
+
+    Raises:
+        ParameterError: As :func:`system_count_robustness`.
+
+    """
+    ms = [_rarity_measure(measure) for measure in measures]
     sizes = [int(n) for n in sizes]
     bad = [n for n in sizes if not 2 <= n <= len(pool)]
     if bad:
@@ -118,25 +158,27 @@ def system_count_robustness(
     rng = np.random.default_rng(seed)
     sampler = scorer if scorer is not None else SubsetScorer(pool, qrels)
     everyone = np.arange(len(pool))
-    full_means = exact_means(sampler.scores(m, everyone))
-    records = []
-    bar = counter(len(sizes) * trials, desc=f"robustness {m}", unit="trial", enabled=progress)
+    full_means = {m: exact_means(sampler.scores(m, everyone)) for m in ms}
+    records: dict[ir_measures.Measure, list[dict[str, Any]]] = {m: [] for m in ms}
+    bar = counter(len(sizes) * trials * len(ms), desc=f"robustness {', '.join(map(str, ms))}", unit="trial",
+                  enabled=progress)
     for n in sizes:
         picked = np.array([rng.choice(len(pool), size=n, replace=False) for _ in range(trials)])
-        values = sampler.batch_scores(m, picked, done=bar.update)
-        means = exact_means(values.reshape(trials * n, -1)).reshape(trials, n)
-        taus = kendall_tau_b_rows(means, full_means[picked])
-        defined = taus[~np.isnan(taus)]
-        records.append({
-            "size": n,
-            "mean_tau": float(defined.mean()) if len(defined) else math.nan,
-            "std": float(defined.std()) if len(defined) else math.nan,
-            "trials": trials,
-            "undefined": int(trials - len(defined)),
-            **_band(defined),
-        })
+        scores = sampler.batch_scores_of(ms, picked, done=bar.update)
+        for m in ms:
+            means = exact_means(scores[m].reshape(trials * n, -1)).reshape(trials, n)
+            taus = kendall_tau_b_rows(means, full_means[m][picked])
+            defined = taus[~np.isnan(taus)]
+            records[m].append({
+                "size": n,
+                "mean_tau": float(defined.mean()) if len(defined) else math.nan,
+                "std": float(defined.std()) if len(defined) else math.nan,
+                "trials": trials,
+                "undefined": int(trials - len(defined)),
+                **_band(defined),
+            })
     bar.close()
-    return pd.DataFrame.from_records(records)
+    return [pd.DataFrame.from_records(records[m]) for m in ms]
 
 
 def kendall_tau_b_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -122,22 +122,55 @@ class SubsetScorer:
                 out of range.
 
         """
+        return self.batch_scores_of([measure], picked, done)[measure]
+
+    def batch_scores_of(self, measures: Sequence[Measure], picked: np.ndarray,
+                        done: Callable[[int], None] | None = None) -> dict[Measure, np.ndarray]:
+        """:meth:`batch_scores` of several measures on the same samples: measure -> ``(trials, n, n_queries)``.
+
+        Batched measures that read the same rows (relevant at the same threshold within the same cutoff, or whole
+        rankings) share each chunk's rows, and what they read of them once (cells, S_d counts): each measure is
+        computed on them in turn. The values are each measure's :meth:`batch_scores`.
+
+        Args:
+            measures: ir_rarity measures (objects).
+            picked: ``(trials, N)`` pool positions, one sample per row (N distinct runs each).
+            done: Called after each chunk with the number of (trial, measure) scores it made.
+
+        Raises:
+            ParameterError: ``picked`` is not 2-D, or a measure is not one of ir_rarity's or a parameter is
+                out of range.
+
+        """
         picked = np.asarray(picked, dtype=np.int64)
         if picked.ndim != 2:
             raise ParameterError(f"picked must be a trials x N array of pool positions, got shape {picked.shape}")
         trials, n = picked.shape
-        out = np.empty((trials, n, len(self.qrels.query_ids)))
-        batched = str(getattr(measure, "NAME", "")) in BATCHED_FAMILIES
-        for chunk in (self._chunks(measure, picked) if batched else (slice(t, t + 1) for t in range(trials))):
-            if batched:
-                rows = self._batch_rows(measure, picked[chunk])
-                out[chunk] = compute(measure, rows).reshape(-1, n, out.shape[2])
-                rows.release()
-            else:
-                out[chunk] = self.scores(measure, picked[chunk][0])[None]
-            if done is not None:
-                done(len(range(*chunk.indices(trials))))
+        out = {m: np.empty((trials, n, len(self.qrels.query_ids))) for m in measures}
+        groups: dict[Any, list[Measure]] = {}
+        for i, m in enumerate(measures):
+            batched = str(getattr(m, "NAME", "")) in BATCHED_FAMILIES
+            groups.setdefault(self._rows_key(m) if batched else ("one by one", i), []).append(m)
+        for key, group in groups.items():
+            first = group[0]
+            for chunk in (self._chunks(first, picked) if key[0] != "one by one"
+                          else (slice(t, t + 1) for t in range(trials))):
+                if key[0] != "one by one":
+                    rows = self._batch_rows(first, picked[chunk])
+                    for m in group:  # the same rows, S_d counts and cells for every measure of the group
+                        out[m][chunk] = compute(m, rows).reshape(-1, n, len(self.qrels.query_ids))
+                    rows.release()
+                else:
+                    out[first][chunk] = self.scores(first, picked[chunk][0])[None]
+                if done is not None:
+                    done(len(range(*chunk.indices(trials))) * len(group))
         return out
+
+    def _rows_key(self, measure: Measure) -> tuple[Any, ...]:
+        """What :meth:`_batch_rows` gathers for ``measure``: measures of one key read the same rows."""
+        if self._relevant_only(measure):
+            return ("relevant", measure["rel"], measure["cutoff"])
+        return ("all",)
 
     def _chunks(self, measure: Measure, picked: np.ndarray) -> Iterator[slice]:
         """Consecutive trials in chunks of at most :data:`CHUNK_ELEMENTS` rows and S_d counts (one trial at least)."""

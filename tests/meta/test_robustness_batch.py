@@ -13,7 +13,7 @@ from ir_rarity.datasets import covid_round1
 from ir_rarity.engine.aggregate import exact_means
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import parse_measure
-from ir_rarity.meta.robustness import kendall_tau_b_rows, system_count_robustness
+from ir_rarity.meta.robustness import kendall_tau_b_rows, robustness_tables, system_count_robustness
 from ir_rarity.pool import samples
 from ir_rarity.pool.samples import BATCHED_FAMILIES, SubsetScorer
 from ir_rarity.stats import kendall_tau_b
@@ -160,3 +160,25 @@ def test_robustness_of_a_team_pool_equals_per_trial(hand_files: dict[str, Path],
         assert row.undefined == 10 - len(defined)
         if len(defined):
             assert row.mean_tau == float(defined.mean())
+
+
+def test_batch_scores_of_several_measures_equal_each_alone(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    """Measures reading the same rows share them; each measure's values are its own batch_scores."""
+    scorer = SubsetScorer(covid_pool, covid_qrels)
+    measures = [parse_measure(m) for m in ("P_rare(alpha=1)@100", "AP_rare(alpha=1)@100",
+                                           "AP_rare(alpha=0.5,depth=10)@100", "P_rare(alpha=1,depth=50)@5", "ASL",
+                                           "nDCG_rare(rel=2)@20", "R_rare(alpha=0.5)@100")]
+    picked = _draws(len(covid_pool), 6, 5, 9)
+    done: list[int] = []
+    together = scorer.batch_scores_of(measures, picked, done=done.append)
+    for m in measures:
+        np.testing.assert_array_equal(together[m], SubsetScorer(covid_pool, covid_qrels).batch_scores(m, picked))
+    assert sum(done) == len(picked) * len(measures)
+
+
+def test_robustness_tables_equal_each_measure_alone(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
+    measures = ["P_rare(alpha=1)@100", "AP_rare(alpha=1)@100", "AP_rare(alpha=1,depth=20)@50"]
+    tables = robustness_tables(covid_pool, covid_qrels, measures, sizes=(2, 5, 13), trials=12, seed=4)
+    for measure, table in zip(measures, tables, strict=True):
+        alone = system_count_robustness(covid_pool, covid_qrels, measure, sizes=(2, 5, 13), trials=12, seed=4)
+        pd.testing.assert_frame_equal(table, alone)

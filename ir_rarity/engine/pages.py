@@ -80,7 +80,9 @@ def return_memory_promptly() -> None:
     reuse: tens of MB once a campaign's files are read), and glibc maps every block of :data:`MMAP_BYTES` or more
     on its own, so that a freed array's pages go back at once (by default glibc raises that threshold to the
     largest block freed, up to 32 MB, and then keeps such blocks in its heaps). Process-wide settings: only an
-    application that owns its process (``ir-rarity``) calls this, never the library on a user's behalf.
+    application that owns its process (``ir-rarity eval``) calls this, never the library on a user's behalf. It
+    suits a process that reads a campaign and drops most of it (a peak 60 MB lower on 6 M rows), not one that
+    allocates and frees large temporaries in a loop (``meta``'s trials: their pages would be faulted in again).
     """
     import pyarrow as pa
 

@@ -71,6 +71,8 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
         bounds = np.concatenate([[0], np.cumsum(lengths)])
         queries, query_maps = _query_vocabulary(runs)
         large = bounds[-1] >= _LARGE
+        if keep is not None:  # runs cut as read: what was read and dropped is freed; return it before encoding
+            release_freed_memory()
         query = np.empty(0 if large else bounds[-1], dtype=np.int32)  # a large campaign's: once strings are gone
         score = np.empty(0 if large else bounds[-1], dtype=np.float64)
         encoded_docs = encoder.finish(queries, bounds, (query, score))

@@ -101,18 +101,6 @@ class Retention:
         """Whether the runs are only cut at :attr:`depth` (no rows kept below it): their ranks stay 0, 1, 2..."""
         return self.judged_depth <= self.depth and not self.ties and not self.returned
 
-    def describe(self) -> str:
-        """What is kept, in words."""
-        if self.cuts:
-            return f"each run's top {self.depth}"
-        parts = [f"each run's top {self.depth}"]
-        if self.judged_depth > self.depth:
-            parts.append("its judged documents" + ("" if math.isinf(self.judged_depth)
-                                                    else f" within the top {int(self.judged_depth)}"))
-        if self.ties:
-            parts.append("the documents tied with its k-th for Judged@k")
-        return ", ".join(parts) + ", and the number of documents each ranking returned"
-
     def keep(self, query: np.ndarray, rank: np.ndarray, single: np.ndarray,
              judged: Callable[[], np.ndarray] | None) -> np.ndarray:
         """Whether to keep each row of one run in trec_eval order (its rows grouped by query).

@@ -194,10 +194,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ir_rarity.io.datasets import expand_official
     from ir_rarity.provenance import hash_inputs
 
-    if getattr(args, "own_process", False):  # a campaign is read and most of it dropped: give freed memory back
-        from ir_rarity.engine.pages import return_memory_promptly  # as it goes (not in meta, whose chunked trials
-
-        return_memory_promptly()  # would fault their pages in again: 2 s of round 1's 12)
     if _wants_provenance(args) or args.metadata is not None:  # inputs hashed on a thread, while evaluating
         args.hashed = hash_inputs([i for i in _inputs(args) if i is not None])
 
@@ -456,7 +452,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = [PROG, *(sys.argv[1:] if argv is None else argv)]  # the command outputs record (provenance)
-    args.own_process = argv is None  # ir-rarity's own process (not a caller's main(argv)): see _cmd_eval
     try:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error

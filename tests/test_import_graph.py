@@ -47,7 +47,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli", "ir_rarity.io.datasets"): LAZY_COMMAND,
     ("ir_rarity.cli", "ir_rarity.datasets"): LAZY_COMMAND,
     ("ir_rarity.cli", "ir_rarity.stats.ties"): LAZY_COMMAND,
-    ("ir_rarity.cli", "ir_rarity.engine.pages"): LAZY_COMMAND,
     ("ir_rarity.compare.cli", "ir_rarity.compare.table"): LAZY,
     ("ir_rarity.compare.cli", "ir_rarity.compare.uncertainty"): LAZY,
     ("ir_rarity.compare.cli", "ir_rarity.pool.pool"): LAZY,

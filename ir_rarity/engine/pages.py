@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["MMAP_BYTES", "release_freed_memory", "return_memory_promptly", "touch_pages", "without_hugepage_advice"]
+__all__ = ["release_freed_memory", "touch_pages", "without_hugepage_advice"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,32 +73,8 @@ def release_freed_memory() -> None:
         _MALLOC_TRIM(0)
 
 
-def return_memory_promptly() -> None:
-    """Make this process give freed memory back to the system as it goes: for a command-line process.
-
-    pyarrow allocates through the C library (its default pools, mimalloc or jemalloc, keep freed pages for
-    reuse: tens of MB once a campaign's files are read), and glibc maps every block of :data:`MMAP_BYTES` or more
-    on its own, so that a freed array's pages go back at once (by default glibc raises that threshold to the
-    largest block freed, up to 32 MB, and then keeps such blocks in its heaps). Process-wide settings: only an
-    application that owns its process (``ir-rarity eval``) calls this, never the library on a user's behalf. It
-    suits a process that reads a campaign and drops most of it (a peak 60 MB lower on 6 M rows), not one that
-    allocates and frees large temporaries in a loop (``meta``'s trials: their pages would be faulted in again).
-    """
-    import pyarrow as pa
-
-    pa.set_memory_pool(pa.system_memory_pool())
-    if _MALLOPT is not None:
-        _MALLOPT(_M_MMAP_THRESHOLD, MMAP_BYTES)
-
-
-MMAP_BYTES = 1 << 20
-"""Blocks glibc maps on their own under :func:`return_memory_promptly`."""
-
-_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
-
-
 def _glibc_function(name: str) -> Callable[..., int] | None:
-    """A function of the C library by name (``malloc_trim``, ``mallopt``), or None.
+    """A function of the C library by name (``malloc_trim``), or None.
 
     None where there is no glibc: not Linux, or another C library (musl and others have neither function).
     """
@@ -116,4 +92,3 @@ def _glibc_function(name: str) -> Callable[..., int] | None:
 
 
 _MALLOC_TRIM = _glibc_function("malloc_trim")
-_MALLOPT = _glibc_function("mallopt")

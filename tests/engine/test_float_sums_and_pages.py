@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 
 from ir_rarity.engine.kernels import segmented_cumsum
@@ -46,20 +42,3 @@ def test_hugepage_advice_is_off_inside_and_restored_after() -> None:
         pages._SWITCH(before)
 
 
-
-def _backend(code: str, *args: str) -> str:
-    show = "; import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
-    out = subprocess.run([sys.executable, "-c", code + show, *args], capture_output=True, text=True,
-                         check=True).stdout
-    return out.split()[-1]
-
-
-def test_the_command_line_process_returns_freed_memory_and_a_call_of_main_does_not(tmp_path: Path) -> None:
-    """``ir-rarity``'s own process puts pyarrow on the system allocator; ``main(argv)`` called from another
-    process leaves that process's allocators as they were."""
-    default = _backend("pass")
-    assert _backend("from ir_rarity.engine.pages import return_memory_promptly; return_memory_promptly()") == "system"
-    (tmp_path / "qrels").write_text("1 0 d1 1\n")
-    (tmp_path / "run").write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n")
-    called = "import sys; from ir_rarity.cli import main; main(sys.argv[1:])"  # its table, then the backend
-    assert _backend(called, "eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "P@1") == default

@@ -215,7 +215,8 @@ def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.
     frame = table.to_pandas()
     if kind == "qrels":
         _refuse_duplicate_judgments(frame, source, line_of)
-    return frame[[c[0] for c in columns.values()]]
+    wanted = [c[0] for c in columns.values()]
+    return frame if list(frame.columns) == wanted else frame[wanted]  # (a selection by name costs 0.2 ms a file)
 
 
 def _refuse_duplicate_judgments(frame: pd.DataFrame, source: Input, line_of: np.ndarray | None) -> None:

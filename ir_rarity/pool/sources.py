@@ -64,7 +64,8 @@ def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterat
     """
     columns = ["query_id", "doc_id", "score"]
     if split_by_tag is not True:
-        yield run_name_from_path(path), frame[columns]
+        leading = list(frame.columns[:len(columns)]) == columns  # as read_trec_run gives them: a positional slice
+        yield run_name_from_path(path), frame.iloc[:, :len(columns)] if leading else frame[columns]
         return
     n_tags = frame["tag"].nunique()
     if n_tags > MAX_RUNS_PER_FILE:

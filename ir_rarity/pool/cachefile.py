@@ -45,7 +45,7 @@ import numpy as np
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
-from ir_rarity.pool.npz import check_members, pack_strings, string_array, unpack_strings
+from ir_rarity.pool.npz import check_members, json_header, pack_strings, string_array, unpack_strings
 from ir_rarity.pool.paths import Origin
 
 __all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "FORMAT", "LIMIT_ENV", "CachedCounts", "cache_dir",
@@ -271,14 +271,7 @@ def _arrays(file: BinaryIO, source: str) -> dict[str, np.ndarray]:
 
 
 def _header(raw: np.ndarray | None, source: str) -> dict[str, Any]:
-    if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
-        raise InputError("not an ir_rarity cache file (no header)", source)
-    try:
-        header = json.loads(raw.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise InputError("damaged cache file (unreadable header)", source) from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise InputError("not an ir_rarity cache file", source)
+    header = json_header(raw, source, "cache file", FORMAT)
     s, runs = header.get("num_systems"), header.get("runs")
     if not (isinstance(s, int) and isinstance(runs, int) and s >= 1 and header.get("systems") in ("runs", "teams")
             and header.get("scores") in ("float32", "float64")):

@@ -13,14 +13,14 @@ import hashlib
 import json
 import os
 import zipfile
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION, short
 
-__all__ = ["check_members", "digest", "pack_strings", "string_array", "unpack_strings"]
+__all__ = ["check_members", "digest", "json_header", "pack_strings", "string_array", "unpack_strings"]
 
 
 def pack_strings(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +58,24 @@ def string_array(data: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     row = np.repeat(np.arange(n), lengths)
     matrix[row, np.arange(len(data)) - starts[row]] = data
     return matrix.view(f"S{width}").reshape(n).astype(f"U{width}")
+
+
+def json_header(raw: np.ndarray | None, source: str, what: str, form: str) -> dict[str, Any]:
+    """The JSON header of an ir_rarity ``.npz`` file (its bytes as a uint8 array), checked to be of format ``form``.
+
+    Raises:
+        InputError: no header, an unreadable one, or another format; the message names ``what`` the file should be.
+
+    """
+    if raw is None or raw.dtype != np.uint8 or raw.ndim != 1:
+        raise InputError(f"not an ir_rarity {what} (no header)", source)
+    try:
+        header = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise InputError(f"damaged {what} (unreadable header)", source) from None
+    if not isinstance(header, dict) or header.get("format") != form:
+        raise InputError(f"not an ir_rarity {what}", source)
+    return header
 
 
 def digest(arrays: dict[str, np.ndarray]) -> str:

@@ -73,6 +73,8 @@ class Pool:
         self._key_code, self._unique_keys = key_codes if key_codes is not None else key_index(
             encoded.query, encoded.doc, len(encoded.queries), len(encoded.docs))
         self._run_start, self._run_end = encoded.run_bounds()
+        # With ``returned`` (runs read for their measures only): each ranking's first row, where its length is kept
+        self._firsts = None if encoded.returned is None else np.flatnonzero(encoded.rank == 0)
         self._counts: dict[int | None, np.ndarray] = {}
         self._labels: tuple[EncodedQrels, np.ndarray] | None = None
         self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
@@ -238,9 +240,8 @@ class Pool:
         e = self.encoded
         codes, uniques = pd.factorize(e.system[picked])
         returned = None
-        if e.returned is not None:  # one length per ranking: the rank-0 rows among those taken
-            tops = np.flatnonzero(e.rank == 0)
-            returned = e.returned[np.searchsorted(tops, rows[e.rank[rows] == 0])]
+        if e.returned is not None and self._firsts is not None:  # one length per ranking: its first row's
+            returned = e.returned[np.searchsorted(self._firsts, rows[e.rank[rows] == 0])]
         subset = EncodedRuns(names=tuple(names), queries=e.queries, docs=e.docs,
                              run=np.repeat(np.arange(len(names), dtype=e.run.dtype), lengths), query=e.query[rows],
                              doc=e.doc[rows], score=e.score[rows], rank=e.rank[rows], system=codes.astype(np.int64),
@@ -447,13 +448,12 @@ class Pool:
         ``top`` marks the rankings' first rows among the pool's ``rows``; ``n_cells`` is (runs, qrels queries).
         """
         e = self.encoded
-        if e.returned is None:
+        if e.returned is None or self._firsts is None:
             return None
         n_runs, n_queries = n_cells
         first = np.flatnonzero(top) + rows.start if isinstance(rows, slice) else rows[top]  # the pool's rows
         sizes = np.zeros(n_runs * n_queries, dtype=np.int64)
-        sizes[run[top].astype(np.int64) * n_queries + query[top]] = e.returned[np.searchsorted(
-            np.flatnonzero(e.rank == 0), first)]
+        sizes[run[top].astype(np.int64) * n_queries + query[top]] = e.returned[np.searchsorted(self._firsts, first)]
         return sizes
 
     def labelled_rows(self, qrels: Any) -> LabelledRows:

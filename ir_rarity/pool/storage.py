@@ -44,6 +44,7 @@ from ir_rarity.pool.build import key_index
 from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.npz import check_members as _check_members
 from ir_rarity.pool.npz import digest as _digest
+from ir_rarity.pool.npz import json_header
 from ir_rarity.pool.npz import pack_strings as _pack
 from ir_rarity.pool.npz import unpack_strings as _unpack
 
@@ -208,14 +209,7 @@ def _count_prefixes(header: dict[str, Any], source: str) -> set[str]:
 
 def _parse_header(raw_header: np.ndarray | None, source: str) -> dict[str, Any]:
     """The JSON header of a pool file, checked to be one of this format and of a version read here."""
-    if raw_header is None or raw_header.dtype != np.uint8 or raw_header.ndim != 1:
-        raise InputError("not an ir_rarity pool file (no header)", source)
-    try:
-        header = json.loads(raw_header.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise InputError("damaged pool file (unreadable header)", source) from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise InputError("not an ir_rarity pool file", source)
+    header = json_header(raw_header, source, "pool file", FORMAT)
     _check_version(header, source)
     return header
 

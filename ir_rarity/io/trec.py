@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
@@ -35,7 +35,10 @@ import pyarrow.csv as pcsv
 from ir_rarity.errors import InputError
 from ir_rarity.io.raw import MAX_LINE_BYTES, Input, open_input, short
 
-__all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run", "read_trec_run_table"]
 
 THREADED_BYTES = 32 << 20
 """Text from which pyarrow parses one file on its own threads too. A campaign's files (a few MB each) are read
@@ -48,6 +51,8 @@ PathLike = str | os.PathLike[str]
 _RUN_FIELDS = 6  # qid Q0 docno rank score tag
 _QRELS_FIELDS = 4  # qid iteration docno relevance
 _BOM = b"\xef\xbb\xbf"
+_RUN_COLUMNS = {0: ("query_id", pa.string(), "a query id"), 2: ("doc_id", pa.string(), "a docno"),
+                4: ("score", pa.float64(), "a number (the score)"), 5: ("tag", pa.string(), "a tag")}
 _FLOAT = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$"
 _INTEGER = r"^[+-]?\d+$"
 
@@ -191,8 +196,9 @@ def _convert(values: pa.Array, target: pa.DataType, line_of: np.ndarray, column:
                      int(line_of[first]))
 
 
-def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str
-                ) -> pd.DataFrame:
+def _read_arrow(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str
+                ) -> tuple[pa.Table, Input, np.ndarray | None]:
+    """The file's columns ``columns`` as a pyarrow Table, its input, and each row's line when the fallback read it."""
     source = open_input(path, kind)
     raw = _bytes(source)
     table = _with_csv_reader(raw, n_fields, {i: (c[0], c[1]) for i, c in columns.items()})
@@ -212,6 +218,12 @@ def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.
             line = int(line_of[nan[0]]) if line_of is not None else _line_of_row(source, int(nan[0]))
             raise InputError("field 5 must be a number, not NaN (it has no trec_eval order), found 'nan'", source.name,
                              line)
+    return table, source, line_of
+
+
+def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str
+                ) -> pd.DataFrame:
+    table, source, line_of = _read_arrow(path, n_fields, columns, kind)
     frame = table.to_pandas()
     if kind == "qrels":
         _refuse_duplicate_judgments(frame, source, line_of)
@@ -259,10 +271,16 @@ def read_trec_run(path: PathLike) -> pd.DataFrame:
             are accepted: trec_eval reads scores with ``atof`` and orders them first and last.
 
     """
-    return _read_table(path, _RUN_FIELDS, {0: ("query_id", pa.string(), "a query id"),
-                                           2: ("doc_id", pa.string(), "a docno"),
-                                           4: ("score", pa.float64(), "a number (the score)"),
-                                           5: ("tag", pa.string(), "a tag")}, "run")
+    return _read_table(path, _RUN_FIELDS, _RUN_COLUMNS, "run")
+
+
+def read_trec_run_table(path: PathLike) -> pa.Table:
+    """:func:`read_trec_run` as a pyarrow Table (columns ``query_id``, ``doc_id``, ``score``, ``tag``), no pandas.
+
+    The same rules, checks and errors; what a campaign read from files takes its runs from (a run is reduced to
+    what its measures read straight from the Table, with no DataFrame in between).
+    """
+    return _read_arrow(path, _RUN_FIELDS, _RUN_COLUMNS, "run")[0]
 
 
 def read_trec_qrels(path: PathLike) -> pd.DataFrame:

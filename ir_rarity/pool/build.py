@@ -37,10 +37,10 @@ __all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
 
 
 @without_hugepage_advice
-def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, str] | None,
+def encode_runs(named: Iterable[tuple[str, Any]], teams: Mapping[str, str] | None,
                 duplicates: Duplicates, keep: Retention | None = None, held: bool = False,
                 scores: ScorePrecision = "float32") -> tuple[EncodedRuns, tuple[np.ndarray, np.ndarray]]:
-    """Encode ``(name, canonical frame)`` pairs into one campaign.
+    """Encode ``(name, canonical frame)`` pairs into one campaign (or ``(name, pyarrow Table)``, of the same columns).
 
     Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
     run's few distinct ids, and its docnos, its rows grouped by query (:func:`_take_run`; with ``keep``, the run is
@@ -112,7 +112,7 @@ def encode_runs(named: Iterable[tuple[str, pd.DataFrame]], teams: Mapping[str, s
     return encoded, (pair, encoded_docs.unique_keys)
 
 
-def _take_runs(named: Iterable[tuple[str, pd.DataFrame]], duplicates: Duplicates, keep: Retention | None,
+def _take_runs(named: Iterable[tuple[str, Any]], duplicates: Duplicates, keep: Retention | None,
                encoder: DocEncoder, scores: ScorePrecision) -> tuple[list[str], list[_TakenRun]]:
     """Take every run as it arrives (:func:`_take_run`), its docnos handed to ``encoder``; names must be unique."""
     names: list[str] = []
@@ -220,7 +220,7 @@ class _TakenRun:
 _FREED = _TakenRun(np.zeros(0, dtype=np.int32), [], np.zeros(1, dtype=np.int64), None, np.zeros(0), True)
 
 
-def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep: Retention | None,
+def _take_run(name: str, frame: Any, duplicates: Duplicates, keep: Retention | None,
               scores: ScorePrecision) -> _TakenRun:
     """Scores, query codes and docnos of one canonical run frame, its rows grouped by query.
 
@@ -229,11 +229,10 @@ def _take_run(name: str, frame: pd.DataFrame, duplicates: Duplicates, keep: Rete
     the rows it names are kept (:meth:`Retention.keep`); unless it only cuts the run, with their ranks and the
     length of each ranking.
     """
-    score = frame["score"].to_numpy(np.float64)
+    query_strings, docs, score = _run_columns(frame)
     if np.isnan(score).any():
         raise InputError("NaN scores have no trec_eval order", name)
-    query, query_ids, heads = _query_codes(_arrow_strings(frame["query_id"]))
-    docs = _arrow_strings(frame["doc_id"])
+    query, query_ids, heads = _query_codes(query_strings)
     if keep is None:
         if len(heads) > len(query_ids) + 1:  # a query's rows come in several blocks
             import pyarrow as pa
@@ -315,6 +314,18 @@ def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]
     codes = ids.get_indexer(given).astype(np.int32)
     maps = np.split(codes, np.cumsum([len(r.query_ids) for r in runs])[:-1])
     return pd.Index(pa.array(ids.tolist(), type=pa.large_string()).to_pandas()), maps
+
+
+def _run_columns(run: Any) -> tuple[Any, Any, np.ndarray]:
+    """A canonical run frame's, or a pyarrow Table's, query ids and docnos (pyarrow strings) and scores (float64).
+
+    A Table (a run file as :func:`~ir_rarity.pool.sources.iter_run_tables` reads it) gives its columns as they are.
+    """
+    if isinstance(run, pd.DataFrame):
+        return _arrow_strings(run["query_id"]), _arrow_strings(run["doc_id"]), run["score"].to_numpy(np.float64)
+    score = run.column("score")
+    return run.column("query_id"), run.column("doc_id"), (
+        score.chunk(0).to_numpy() if score.num_chunks == 1 else score.to_numpy()).astype(np.float64, copy=False)
 
 
 def _arrow_strings(values: pd.Series) -> Any:

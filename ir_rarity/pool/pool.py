@@ -31,7 +31,7 @@ from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.labelled import LabelledRows
 from ir_rarity.pool.retention import Retention
-from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_files, origin_of, path_specs, run_files
+from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_tables, origin_of, path_specs, run_files
 from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
 from ir_rarity.scoring import evaluate_campaign, evaluation_frame
@@ -136,7 +136,7 @@ class Pool:
         team_map = read_teams(teams) if teams is not None else None
         files = run_files(runs) if path_specs(runs) is not None else None  # listed once, here
         named = (iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress) if files is None
-                 else iter_run_files(files, split_by_tag=split_by_tag, progress=progress))
+                 else iter_run_tables(files, split_by_tag=split_by_tag, progress=progress))
         if retention is not None and keep_depth is not None:
             raise ParameterError("give keep_depth or retention, not both")
         keep = retention if keep_depth is None else Retention(depth=int(check_depth(keep_depth, "keep_depth") or 0))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ import pandas as pd
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.frames import as_run_frame
-from ir_rarity.io.trec import read_trec_run
+from ir_rarity.io.trec import read_trec_run, read_trec_run_table
 from ir_rarity.pool.paths import (  # listed and signed without a reader; re-exported here, where they were
     Origin,
     expand_run_paths,
@@ -33,7 +33,7 @@ from ir_rarity.pool.paths import (  # listed and signed without a reader; re-exp
 from ir_rarity.progress import progress as bar
 
 __all__ = ["MAX_RUNS_PER_FILE", "Origin", "expand_run_paths", "file_kind", "file_signature", "iter_named_runs",
-           "iter_run_files", "origin_of", "path_specs", "run_files", "run_name_from_path"]
+           "iter_run_files", "iter_run_tables", "origin_of", "path_specs", "run_files", "run_name_from_path"]
 
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 
@@ -75,19 +75,19 @@ def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterat
         yield str(tag), part[columns].reset_index(drop=True)
 
 
-def _read_ahead(files: list[Path], window: int = 4) -> Iterator[pd.DataFrame]:
-    """Read ``files`` in order on two threads, at most ``window`` files ahead of the consumer.
+def _read_ahead(files: list[Path], read: Callable[[Path], Any] = read_trec_run, window: int = 4) -> Iterator[Any]:
+    """``read`` each of ``files`` in order on two threads, at most ``window`` files ahead of the consumer.
 
     Decompression and pyarrow's parser release the GIL, so a second thread reads the next file while the
     caller works on this one. A read error surfaces when its file's turn comes.
     """
     if len(files) < 2:
-        yield from (read_trec_run(p) for p in files)
+        yield from (read(p) for p in files)
         return
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ir_rarity-read") as pool:
-        pending: deque[Future[pd.DataFrame]] = deque()
+        pending: deque[Future[Any]] = deque()
         for path in files:
-            pending.append(pool.submit(read_trec_run, path))
+            pending.append(pool.submit(read, path))
             if len(pending) >= window:
                 yield pending.popleft().result()
         while pending:
@@ -123,7 +123,27 @@ def iter_named_runs(runs: Any, split_by_tag: bool | None = None, progress: bool 
 def iter_run_files(files: Sequence[Path], split_by_tag: bool | None = None, progress: bool | None = None
                    ) -> Iterator[tuple[str, pd.DataFrame]]:
     """Yield ``(name, frame)`` for every run of ``files`` (already listed), by the naming rule of this module."""
-    enabled = False if progress is None and len(files) < 20 else progress  # a few files read in a blink
-    for path, frame in bar(zip(files, _read_ahead(list(files)), strict=True), total=len(files),
-                           desc="reading runs", unit="file", enabled=enabled):
+    for path, frame in _files_read(files, read_trec_run, progress):
         yield from _named(path, frame, split_by_tag)
+
+
+def iter_run_tables(files: Sequence[Path], split_by_tag: bool | None = None, progress: bool | None = None
+                    ) -> Iterator[tuple[str, Any]]:
+    """:func:`iter_run_files` for a reader that takes its runs' columns from pyarrow: no DataFrame is made.
+
+    Yields ``(name, table)``, the table a pyarrow Table with the columns ``query_id, doc_id, score``; with
+    ``split_by_tag=True``, ``(name, frame)`` as :func:`iter_run_files` (the split is pandas').
+    """
+    if split_by_tag is True:
+        yield from iter_run_files(files, split_by_tag=split_by_tag, progress=progress)
+        return
+    for path, table in _files_read(files, read_trec_run_table, progress):
+        yield run_name_from_path(path), table.select(["query_id", "doc_id", "score"])
+
+
+def _files_read(files: Sequence[Path], read: Callable[[Path], Any], progress: bool | None
+                ) -> Iterator[tuple[Path, Any]]:
+    """Each file with what ``read`` gives of it, read ahead on two threads, with a progress bar of the files."""
+    enabled = False if progress is None and len(files) < 20 else progress  # a few files read in a blink
+    yield from bar(zip(files, _read_ahead(list(files), read), strict=True), total=len(files),
+                   desc="reading runs", unit="file", enabled=enabled)

@@ -136,3 +136,33 @@ def test_keep_depth_still_refuses_duplicates_below_the_cut(tmp_path: Path) -> No
         Pool.from_runs([dup], keep_depth=1)
     with pytest.raises(ParameterError, match="keep_depth must be a positive"):
         Pool.from_runs([dup], keep_depth=0)
+
+
+def test_files_read_as_tables_give_the_frames_campaign(tmp_path: Path) -> None:
+    """Run files go to the pool as pyarrow Tables (no DataFrame): the same campaign as their frames give."""
+    from ir_rarity.io.trec import read_trec_run
+    from ir_rarity.pool.sources import iter_run_files, iter_run_tables
+
+    runs = pd.read_csv(ir_rarity.covid_round1.runs, sep=r"\s+", header=None, dtype=str,
+                       names=["query_id", "q0", "doc_id", "rank", "score", "tag"])
+    files = []
+    for i, (tag, run) in enumerate(sorted(runs.groupby("tag"), key=lambda kv: kv[0])[:9]):
+        if i % 3 == 1:  # queries' rows interleaved: the reader keeps file order, the pool groups them
+            run = run.sample(frac=1.0, random_state=i)
+        text = "".join(f"{q} Q0 {d} {r} {s} {tag}\n" for q, d, r, s in
+                       zip(run.query_id, run.doc_id, run["rank"], run.score, strict=True))
+        if i % 3 == 2:  # a doubled space: the whitespace-splitting parser reads this one
+            text = text.replace(" Q0 ", "  Q0 ", 1)
+        path = tmp_path / f"{tag}.run{'.gz' if i % 2 else ''}"
+        path.write_bytes(gzip.compress(text.encode()) if i % 2 else text.encode())
+        files.append(path)
+    for (name, table), (same, frame) in zip(iter_run_tables(files), iter_run_files(files), strict=True):
+        assert name == same and table.column_names == ["query_id", "doc_id", "score"]
+        pd.testing.assert_frame_equal(table.to_pandas(), frame, check_dtype=False)
+    frames = {Path(f).name.removesuffix(".gz"): read_trec_run(f)[["query_id", "doc_id", "score"]] for f in files}
+    for keep in (None, 5):
+        from_files, from_frames = Pool.from_runs(files, keep_depth=keep), Pool.from_runs(frames, keep_depth=keep)
+        assert from_files.names == from_frames.names
+        for field in ("run", "query", "doc", "score", "rank"):
+            assert (getattr(from_files.encoded, field) == getattr(from_frames.encoded, field)).all(), field
+        pd.testing.assert_frame_equal(from_files.counts(), from_frames.counts(), check_exact=True)

@@ -54,6 +54,17 @@ def _disable(enabled: bool | None) -> bool | None:
     return None if chosen is None else not chosen
 
 
+def _on_terminal() -> bool:
+    """Whether stderr is a terminal: where tqdm, told ``disable=None``, draws its bar (it asks ``isatty()`` too)."""
+    import sys
+
+    isatty = getattr(sys.stderr, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):  # a closed or detached stream
+        return False
+
+
 def progress(iterable: Iterable[T], *, desc: str, total: int | None = None, unit: str = "it",
              enabled: bool | None = None, **options: Any) -> Iterable[T]:
     """``iterable`` with a tqdm bar on stderr (see the module docstring for when it shows).
@@ -68,8 +79,8 @@ def progress(iterable: Iterable[T], *, desc: str, total: int | None = None, unit
 
     """
     disable = _disable(enabled)
-    if disable is True:
-        return iterable
+    if disable is True or (disable is None and not _on_terminal()):
+        return iterable  # no bar would be drawn: tqdm (and the asyncio it loads, 20 ms) is not imported
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, unit=unit, disable=disable, leave=False, **options)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["release_freed_memory", "touch_pages", "without_hugepage_advice"]
+__all__ = ["keep_freed_heap", "release_freed_memory", "touch_pages", "without_hugepage_advice"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,22 +73,42 @@ def release_freed_memory() -> None:
         _MALLOC_TRIM(0)
 
 
+def keep_freed_heap(limit: int = 32 << 20) -> bool:
+    """Let glibc keep up to ``limit`` bytes of freed heap for reuse instead of handing it back at once.
+
+    A command that reads a campaign allocates and frees buffers of some MB for every file (its decompressed text,
+    its columns, each run's codes). glibc returns the free top of a heap to the system as soon as it passes its
+    trim threshold (twice its mmap threshold, which grows with the blocks freed, often to a few MB), so the next
+    file's buffers fault their pages in again: on a 126-run, 6.3 M-row campaign, 230,000 page faults and 0.5 s of
+    system time in a 2 s ``ir-rarity eval``. With both thresholds at ``limit`` (``mallopt``), 75,000 faults and
+    0.25 s less. Memory is still handed back where it matters (:func:`release_freed_memory`, which trims whatever
+    the thresholds say). Process-wide: the command line calls it; a library call leaves the process's allocator
+    alone. Returns whether glibc took the settings (False elsewhere: another C library, not Linux).
+    """
+    if _MALLOPT is None:
+        return False
+    return bool(_MALLOPT(_M_MMAP_THRESHOLD, limit)) and bool(_MALLOPT(_M_TRIM_THRESHOLD, limit))
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+
+
 def _glibc_function(name: str) -> Callable[..., int] | None:
     """A function of the C library by name (``malloc_trim``), or None.
 
     None where there is no glibc: not Linux, or another C library (musl and others have neither function).
     """
     import ctypes
-    import ctypes.util
     import sys
 
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        function: Callable[..., int] = getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
+    try:  # the symbols the process has loaded, the C library's among them (no search for libc: 2 ms a call)
+        function: Callable[..., int] = getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
         return None
     return function
 
 
 _MALLOC_TRIM = _glibc_function("malloc_trim")
+_MALLOPT = _glibc_function("mallopt")

@@ -60,3 +60,27 @@ def test_a_jupyter_kernel_shows_bars(monkeypatch) -> None:
     shell = types.SimpleNamespace(get_ipython=lambda: types.SimpleNamespace())  # plain IPython terminal: no kernel
     monkeypatch.setitem(sys.modules, "IPython", shell)
     assert not module.in_notebook()
+
+
+def test_no_bar_where_tqdm_would_draw_none(monkeypatch) -> None:
+    """By default a bar is drawn on a terminal only, as tqdm's disable=None: elsewhere tqdm is not even called."""
+    import io
+    import sys
+
+    from tqdm.auto import tqdm
+
+    from ir_rarity.progress import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    items = [1, 2, 3]
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe or a file: no bar
+    assert progress(items, desc="x") is items
+    assert isinstance(progress(items, desc="x", enabled=True), tqdm)  # asked for: drawn anyway
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = progress(items, desc="reading", unit="file")
+    assert isinstance(bar, tqdm) and list(bar) == items
+    assert "reading" in terminal.getvalue()

@@ -452,9 +452,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = [PROG, *(sys.argv[1:] if argv is None else argv)]  # the command outputs record (provenance)
-    from ir_rarity.engine.pages import keep_freed_heap
+    from ir_rarity.engine.pages import tune_allocator
 
-    keep_freed_heap()  # a command reads whole campaigns: freed buffers are reused, not faulted in again per file
+    tune_allocator()  # a command reads whole campaigns: freed buffers are reused, not faulted in again per file
     try:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error

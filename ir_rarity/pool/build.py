@@ -33,7 +33,7 @@ from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.retention import Retention
 from ir_rarity.pool.teams import assign_teams
 
-__all__ = ["encode_runs", "key_index", "system_codes", "top_k"]
+__all__ = ["encode_runs", "key_index", "run_taker", "system_codes", "top_k"]
 
 
 @without_hugepage_advice
@@ -124,8 +124,8 @@ def _take_runs(named: Iterable[tuple[str, Any]], duplicates: Duplicates, keep: R
             raise InputError(f"two runs are named {name!r}; run names must be unique")
         seen.add(name)
         names.append(name)
-        read += len(frame)
-        runs.append(_take_run(name, frame, duplicates, keep, scores))
+        runs.append(frame if isinstance(frame, _TakenRun) else _take_run(name, frame, duplicates, keep, scores))
+        read += runs[-1].read
         del frame
         encoder.add(runs[-1].blocks())
         if keep is not None and read >= _RELEASE_ROWS:  # runs cut as read free most of what was read: give the
@@ -208,6 +208,7 @@ class _TakenRun:
     ordered: bool  # rows already in trec_eval order, duplicates checked (cut at a depth)
     rank: np.ndarray | None = None  # rank of each row in the whole run, when rows below the depth are kept
     returned: np.ndarray | None = None  # rows of each query's ranking in the whole run (with ``rank``)
+    read: int = 0  # rows of the run as read
 
     def blocks(self) -> QueryBlocks:
         """The run's docnos for the encoder (which takes them over)."""
@@ -240,7 +241,8 @@ def _take_run(name: str, frame: Any, duplicates: Duplicates, keep: Retention | N
             together = np.argsort(query, kind="stable")
             query, score, docs = query[together], score[together], docs.take(pa.array(together))
             heads = _heads(query)
-        return _TakenRun(query=query, query_ids=query_ids, heads=heads, docs=docs, score=score, ordered=False)
+        return _TakenRun(query=query, query_ids=query_ids, heads=heads, docs=docs, score=score, ordered=False,
+                         read=len(score))
     # Cut while reading, so that memory stays flat however long the runs are. Duplicates are found before the
     # cut (trec_eval refuses a run with one, wherever it is); docnos are compared only where scores tie.
     doc, doc_ids = _dictionary(docs)
@@ -258,7 +260,7 @@ def _take_run(name: str, frame: Any, duplicates: Duplicates, keep: Retention | N
         order = order[rank < keep.depth]
         query = query[order]
         return _TakenRun(query=query, query_ids=query_ids, heads=_heads(query), docs=docs.take(order),
-                         score=score[order], ordered=True)
+                         score=score[order], ordered=True, read=len(score))
     qrels = keep.qrels
     with np.errstate(over="ignore"):
         single = score[order].astype(np.float32)
@@ -268,7 +270,20 @@ def _take_run(name: str, frame: Any, duplicates: Duplicates, keep: Retention | N
     order = order[kept]
     query = ordered_query[kept]
     return _TakenRun(query=query, query_ids=query_ids, heads=_heads(query), docs=docs.take(order),
-                     score=score[order], ordered=True, rank=rank[kept].astype(np.int32), returned=returned)
+                     score=score[order], ordered=True, rank=rank[kept].astype(np.int32), returned=returned,
+                     read=len(score))
+
+
+def run_taker(duplicates: Duplicates, keep: Retention | None = None, scores: ScorePrecision = "float32"
+              ) -> Callable[[str, Any], Any]:
+    """What :func:`encode_runs` makes of one run, as a function to run where the run is read.
+
+    ``taker(name, frame or Table)`` reduces the run as :func:`encode_runs` would (ordered, cut or thinned to
+    ``keep``, duplicates checked); :func:`encode_runs` then takes the result as it is. A campaign's files are read
+    on two threads (:func:`~ir_rarity.pool.sources.iter_run_tables`), and each thread reduces the runs it reads:
+    only the reduced runs wait for the encoder, and the work is shared by both cores.
+    """
+    return lambda name, frame: _take_run(name, frame, duplicates, keep, scores)
 
 
 def _heads(query: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError, ParameterError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
-from ir_rarity.pool.build import encode_runs, key_index
+from ir_rarity.pool.build import encode_runs, key_index, run_taker
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.labelled import LabelledRows
@@ -135,15 +135,16 @@ class Pool:
         """
         team_map = read_teams(teams) if teams is not None else None
         files = run_files(runs) if path_specs(runs) is not None else None  # listed once, here
-        named = (iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress) if files is None
-                 else iter_run_tables(files, split_by_tag=split_by_tag, progress=progress))
         if retention is not None and keep_depth is not None:
             raise ParameterError("give keep_depth or retention, not both")
         keep = retention if keep_depth is None else Retention(depth=int(check_depth(keep_depth, "keep_depth") or 0))
+        precision = check_precision(scores)
+        named = (iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress) if files is None  # files: each
+                 else iter_run_tables(files, split_by_tag=split_by_tag, progress=progress,  # run reduced on the
+                                      prepare=run_taker(duplicates, keep, precision)))  # thread that read it
         # Frames the caller holds anyway (not files read one by one, nor rows made into new frames here).
         held = isinstance(runs, Mapping) and all(isinstance(run, pd.DataFrame) for run in runs.values())
-        encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held,
-                                         scores=check_precision(scores))
+        encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held, scores=precision)
         return cls(encoded, key_codes, origin=None if files is None else origin_of(files, "runs"))
 
     # ------------------------------------------------------------------ description

@@ -127,18 +127,24 @@ def iter_run_files(files: Sequence[Path], split_by_tag: bool | None = None, prog
         yield from _named(path, frame, split_by_tag)
 
 
-def iter_run_tables(files: Sequence[Path], split_by_tag: bool | None = None, progress: bool | None = None
-                    ) -> Iterator[tuple[str, Any]]:
+def iter_run_tables(files: Sequence[Path], split_by_tag: bool | None = None, progress: bool | None = None,
+                    prepare: Callable[[str, Any], Any] | None = None) -> Iterator[tuple[str, Any]]:
     """:func:`iter_run_files` for a reader that takes its runs' columns from pyarrow: no DataFrame is made.
 
-    Yields ``(name, table)``, the table a pyarrow Table with the columns ``query_id, doc_id, score``; with
-    ``split_by_tag=True``, ``(name, frame)`` as :func:`iter_run_files` (the split is pandas').
+    Yields ``(name, table)``, the table a pyarrow Table with the columns ``query_id, doc_id, score``, or what
+    ``prepare(name, table)`` makes of it, called on the thread that read the file; with ``split_by_tag=True``,
+    ``(name, frame)`` as :func:`iter_run_files` (the split is pandas', and ``prepare`` is not called).
     """
     if split_by_tag is True:
         yield from iter_run_files(files, split_by_tag=split_by_tag, progress=progress)
         return
-    for path, table in _files_read(files, read_trec_run_table, progress):
-        yield run_name_from_path(path), table.select(["query_id", "doc_id", "score"])
+
+    def read(path: Path) -> tuple[str, Any]:
+        name, table = run_name_from_path(path), read_trec_run_table(path).select(["query_id", "doc_id", "score"])
+        return name, table if prepare is None else prepare(name, table)
+
+    for _, named in _files_read(files, read, progress):
+        yield named
 
 
 def _files_read(files: Sequence[Path], read: Callable[[Path], Any], progress: bool | None

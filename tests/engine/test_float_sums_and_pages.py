@@ -47,8 +47,8 @@ def test_hugepage_advice_is_off_inside_and_restored_after() -> None:
 _FAULTS = """
 import resource, sys
 import numpy as np
-from ir_rarity.engine.pages import keep_freed_heap
-kept = keep_freed_heap() if sys.argv[1] == "keep" else None
+from ir_rarity.engine.pages import tune_allocator
+kept = tune_allocator() if sys.argv[1] == "keep" else None
 def cycle():
     for size in (3 << 20, 6 << 20, 12 << 20):  # buffers of some MB, freed in turn, as a campaign's files are read
         buffer = np.ones(size, dtype=np.uint8)
@@ -62,7 +62,7 @@ print(kept, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 
 
 def test_freed_buffers_are_reused_without_page_faults() -> None:
-    """keep_freed_heap: glibc keeps freed MBs for the next buffer, whose pages are then not faulted in again."""
+    """tune_allocator: glibc keeps freed MBs for the next buffer, whose pages are then not faulted in again."""
     import subprocess
     import sys
 

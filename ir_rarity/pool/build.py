@@ -65,7 +65,7 @@ def encode_runs(named: Iterable[tuple[str, Any]], teams: Mapping[str, str] | Non
     """
     if duplicates not in ("error", "first"):
         raise InputError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
-    with DocEncoder(held) as encoder:
+    with DocEncoder(held, release=keep is not None) as encoder:
         names, runs = _take_runs(named, duplicates, keep, encoder, scores)
         lengths = np.array([len(r.score) for r in runs], dtype=np.int64)
         bounds = np.concatenate([[0], np.cumsum(lengths)])

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.codes import inverse_permutation, pair_keys
-from ir_rarity.engine.pages import touch_pages
+from ir_rarity.engine.pages import release_freed_memory, touch_pages
 from ir_rarity.engine.strings import (
     chunks_of,
     fixed_width,
@@ -113,9 +113,15 @@ class DocEncoder:
     Python step and some objects per query for a handful of rows each."""
     FLAT_BLOCK_ROWS = 32
 
-    def __init__(self, held: bool = False) -> None:
-        """Start with no runs; ``held``: the caller holds the runs' frames anyway (runs given in memory)."""
+    def __init__(self, held: bool = False, release: bool = False) -> None:
+        """Start with no runs; ``held``: the caller holds the runs' frames anyway (runs given in memory).
+
+        ``release``: once the last runs' docnos are encoded, give the memory freed back to the system
+        (:func:`~ir_rarity.engine.pages.release_freed_memory`) before the campaign's arrays are made; for runs cut
+        as they were read, whose strings are then most of what was held.
+        """
         self._held = held
+        self._release = release
         self._pending: list[tuple[int, QueryBlocks]] = []
         self._rows = 0
         self._added = 0
@@ -213,6 +219,8 @@ class DocEncoder:
         kind = pa.large_string()
         done = [(job.result(), ids, lengths) for job, ids, lengths in self._flat_jobs]
         self._flat_jobs = []
+        if self._release:
+            release_freed_memory()
         dictionaries = [d if d.type == kind else d.cast(kind) for (d, _), _, _ in done]
         if len(dictionaries) == 1:
             union, maps = dictionaries[0], [None]
@@ -231,6 +239,18 @@ class DocEncoder:
         vocabulary = pd.Index(docs.to_pandas()) if len(docs) else pd.Index(pa.array([], type=kind).to_pandas())
         return EncodedDocs(docs=vocabulary, doc=doc, pair=pair.reshape(-1).astype(np.int32), unique_keys=unique_keys)
 
+    def _parts_by_query(self) -> dict[str, list[_Part]]:
+        """Every finished job's parts, by query id (batches in order); the jobs' strings are freed by then."""
+        by_query: dict[str, list[_Part]] = {}
+        for batch in self._jobs:
+            for job in batch:
+                for qid, part in job.result().items():
+                    by_query.setdefault(qid, []).append(part)
+        self._jobs = []
+        if self._release:  # the strings encoded last are freed: their pages go back before the campaign's arrays
+            release_freed_memory()
+        return by_query
+
     def finish(self, queries: pd.Index, bounds: np.ndarray, arrays: tuple[np.ndarray, ...] = ()) -> EncodedDocs:
         """Encode what is left, then code every row against the campaign's sorted vocabularies.
 
@@ -247,12 +267,7 @@ class DocEncoder:
         self._flush(last=True)
         if self._flat:
             return self._finish_flat(queries, bounds)
-        by_query: dict[str, list[_Part]] = {}
-        for batch in self._jobs:
-            for job in batch:
-                for qid, part in job.result().items():
-                    by_query.setdefault(qid, []).append(part)
-        self._jobs = []
+        by_query = self._parts_by_query()
         doc = np.empty(int(bounds[-1]), dtype=np.int32)
         pair = np.empty(int(bounds[-1]), dtype=np.int32)
         if self._worker is None:

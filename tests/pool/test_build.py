@@ -217,9 +217,9 @@ def test_only_frames_given_in_memory_are_encoded_in_one_batch(monkeypatch: pytes
     held = []
     real = docnos.DocEncoder.__init__
 
-    def spy(self: docnos.DocEncoder, held_runs: bool = False) -> None:
+    def spy(self: docnos.DocEncoder, held_runs: bool = False, release: bool = False) -> None:
         held.append(held_runs)
-        real(self, held_runs)
+        real(self, held_runs, release)
 
     monkeypatch.setattr(docnos.DocEncoder, "__init__", spy)
     runs = {name: frame for name, frame in _runs(0).items() if len(frame)}  # an empty run file is refused

@@ -59,8 +59,12 @@ _INTEGER = r"^[+-]?\d+$"
 
 def _sniff_delimiter(first: bytes, n_fields: int) -> str | None:
     """The one-character delimiter of the first non-blank line if it splits it into exactly ``n_fields`` fields."""
-    for raw in first.split(b"\n"):
-        line = raw.rstrip(b"\r").decode("utf-8", "replace")
+    start = 0
+    while start < len(first):  # line by line up to the first non-blank one (not a split of all 64 KiB)
+        end = first.find(b"\n", start)
+        end = len(first) if end < 0 else end
+        line = first[start:end].rstrip(b"\r").decode("utf-8", "replace")
+        start = end + 1
         if not line.strip():
             continue
         for delimiter in ("\t", " "):

@@ -61,9 +61,11 @@ class _UsageError(Exception):
 # ---------------------------------------------------------------------------------------------- inputs
 def _inputs(args: argparse.Namespace) -> list[str | None]:
     """Every input a command names: qrels, runs, pool, teams file (for the output checks)."""
-    from ir_rarity.pool.teams import teams_file
+    teams = None
+    if getattr(args, "teams", None):
+        from ir_rarity.pool.teams import teams_file  # (loads pandas: only when a teams file is given)
 
-    teams = str(teams_file(args.teams)) if getattr(args, "teams", None) else None
+        teams = str(teams_file(args.teams))
     return [getattr(args, "qrels", None), *args.runs, *(getattr(args, "pool", None) or []), teams]
 
 
@@ -190,12 +192,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         args.pool = [os.environ[POOL_ENV]]
         print(f"{PROG}: note: scoring RUNS against the pool {POOL_ENV} names ({args.pool[0]})", file=sys.stderr)
     outputs = [("--output", args.output, False), ("--plot", args.plot, False), ("--metadata", args.metadata, False)]
-    check_outputs(outputs, _inputs(args))
-    from ir_rarity.io.datasets import expand_official
+    inputs = _inputs(args)
+    check_outputs(outputs, inputs)
     from ir_rarity.provenance import hash_inputs
 
-    if _wants_provenance(args) or args.metadata is not None:  # inputs hashed on a thread, while evaluating
-        args.hashed = hash_inputs([i for i in _inputs(args) if i is not None])
+    if _wants_provenance(args) or args.metadata is not None:  # inputs hashed on a thread, from before the
+        args.hashed = hash_inputs([i for i in inputs if i is not None])  # evaluation's imports: on the idle core
+    from ir_rarity.io.datasets import expand_official
 
     measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
     from ir_rarity.compare.cli import eval_table, wants_table

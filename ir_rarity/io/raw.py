@@ -184,7 +184,7 @@ def _inflate_module() -> Any:
     return isal_zlib
 
 
-def _gunzip(stream: IO[bytes], name: str, limit: int, what: str) -> bytearray:
+def _gunzip(stream: IO[bytes], name: str, limit: int, what: str) -> bytes | bytearray:
     """Inflate every gzip member of ``stream`` in native code, chunk by chunk, within ``limit`` and the line bound.
 
     Members follow each other as ``gzip.GzipFile`` reads them: zero bytes between or after members are padding;
@@ -196,7 +196,8 @@ def _gunzip(stream: IO[bytes], name: str, limit: int, what: str) -> bytearray:
 
     """
     lib = _inflate_module()
-    inflater, data, carried, pending, full = lib.decompressobj(31), bytearray(), 0, b"", False
+    inflater, carried, pending, full = lib.decompressobj(31), 0, b"", False
+    data: bytes | bytearray = b""  # the first chunk as inflated (a run file is mostly one: no copy), then grown
     while True:
         if inflater.eof:
             pending = _next_member(inflater.unused_data, stream)
@@ -217,7 +218,16 @@ def _gunzip(stream: IO[bytes], name: str, limit: int, what: str) -> bytearray:
         longest, carried = _longest_line(chunk, carried)
         if longest > MAX_LINE_BYTES:
             raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC file", name)
-        data += chunk
+        data = _appended(data, chunk)
+
+
+def _appended(data: bytes | bytearray, chunk: bytes) -> bytes | bytearray:
+    """``data`` then ``chunk``: the chunk itself when it is the first (no copy), else grown in place."""
+    if not data:
+        return chunk
+    grown = data if isinstance(data, bytearray) else bytearray(data)
+    grown += chunk
+    return grown
 
 
 def _next_member(rest: bytes, stream: IO[bytes]) -> bytes:
@@ -297,7 +307,7 @@ def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> I
     return Input(name, data=_decompress(compressed, source, name, MAX_EXPANSION * size + EXPANSION_ALLOWANCE))
 
 
-def _decompress(compressed: str, source: IO[bytes], name: str, limit: int) -> bytearray:
+def _decompress(compressed: str, source: IO[bytes], name: str, limit: int) -> bytes | bytearray:
     """The decompressed bytes of ``source``, at most ``limit``; damaged data is a one-line :class:`InputError`."""
     what = f"{compressed} data expanding more than {MAX_EXPANSION} times its size"
     try:

@@ -26,7 +26,7 @@ from ir_rarity.engine.codes import (
 )
 from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
 from ir_rarity.engine.runs import Duplicates, check_duplicates
-from ir_rarity.engine.strings import one_array, string_order
+from ir_rarity.engine.strings import fixed_width, grid_keys, one_array, string_order
 from ir_rarity.errors import InputError
 from ir_rarity.pool.docnos import DocEncoder, QueryBlocks
 from ir_rarity.pool.encoded import EncodedRuns
@@ -248,10 +248,16 @@ def _take_run(name: str, frame: Any, duplicates: Duplicates, keep: Retention | N
                          read=len(score))
     # Cut while reading, so that memory stays flat however long the runs are. Duplicates are found before the
     # cut (trec_eval refuses a run with one, wherever it is); docnos are compared only where scores tie.
-    doc, doc_ids = _dictionary(docs)
     by_id = np.argsort(np.array(query_ids, dtype=object)).astype(np.int32)  # queries in id order, as the campaign
     query_ids = [query_ids[i] for i in by_id]
     query = inverse_permutation(by_id)[query]
+    if keep.cuts:
+        keys = _docno_keys(docs)
+        if keys is not None and not _pairs_may_repeat(query, keys):  # no duplicate: the docnos' keys order ties
+            order = trec_order(score, lambda rows: np.unique(keys[rows], return_inverse=True)[1].reshape(-1),
+                               query, precision=scores)
+            return _cut(order, query, query_ids, docs, score, keep.depth)
+    doc, doc_ids = _dictionary(docs)
     order = trec_order(score, lambda rows: _tie_codes(doc_ids, doc[rows]), query, precision=scores)
     first = check_duplicates(None, pair_keys(query[order], doc[order]), duplicates,
                              lambda i: (name, query_ids[int(query[order[i]])], doc_ids[int(doc[order[i]])].as_py()))
@@ -260,10 +266,7 @@ def _take_run(name: str, frame: Any, duplicates: Duplicates, keep: Retention | N
     ordered_query = query[order]
     rank = ranks_within_blocks(block_starts(ordered_query))
     if keep.cuts:
-        order = order[rank < keep.depth]
-        query = query[order]
-        return _TakenRun(query=query, query_ids=query_ids, heads=_heads(query), docs=docs.take(order),
-                         score=score[order], ordered=True, read=len(score))
+        return _cut(order, query, query_ids, docs, score, keep.depth, rank)
     qrels = keep.qrels
     with np.errstate(over="ignore"):
         single = score[order].astype(np.float32)
@@ -287,6 +290,49 @@ def run_taker(duplicates: Duplicates, keep: Retention | None = None, scores: Sco
     only the reduced runs wait for the encoder, and the work is shared by both cores.
     """
     return lambda name, frame: _take_run(name, frame, duplicates, keep, scores)
+
+
+def _cut(order: np.ndarray, query: np.ndarray, query_ids: list[str], docs: Any, score: np.ndarray, depth: int,
+         rank: np.ndarray | None = None) -> _TakenRun:
+    """The run's top ``depth`` rows per query, ``order`` being its trec_eval order (``rank``: the rows' ranks in it)."""
+    if rank is None:
+        rank = ranks_within_blocks(block_starts(query[order]))
+    order = order[rank < depth]
+    kept = query[order]
+    return _TakenRun(query=kept, query_ids=query_ids, heads=_heads(kept), docs=docs.take(order), score=score[order],
+                     ordered=True, read=len(score))
+
+
+def _docno_keys(docs: Any) -> np.ndarray | None:
+    """Keys (uint64) that order a run's docnos and tell them apart, or None where none are cheap.
+
+    Where every docno has one width and at most 8 bytes past a prefix all share (CORD uids, numbered docnos),
+    those bytes read as one big-endian integer are such a key (:func:`~ir_rarity.engine.strings.grid_keys`),
+    found without hashing the strings.
+    """
+    strings = one_array(docs)
+    if len(strings) == 0 or strings.null_count:
+        return None
+    width, grid = fixed_width(strings)
+    if width is None or grid is None:
+        return None
+    varies = np.flatnonzero(~(grid == grid[0]).all(axis=0))  # the columns of bytes that are not all one
+    shared = int(varies[0]) if len(varies) else width
+    return grid_keys(grid, shared) if width - shared <= 8 else None
+
+
+def _pairs_may_repeat(query: np.ndarray, keys: np.ndarray) -> bool:
+    """Whether two rows may list one (query, docno): False proves they do not (``keys`` tell docnos apart).
+
+    The pairs are mixed into one 64-bit integer each and sorted: equal pairs give equal integers, so no two equal
+    integers means no two equal pairs; equal integers of unequal pairs (about n^2 / 2^65 for n rows) only send the
+    run the exact way (its docnos dictionary-encoded).
+    """
+    with np.errstate(over="ignore"):
+        mixed = keys * np.uint64(0x9E3779B97F4A7C15) ^ (query.astype(np.uint64) + np.uint64(1)) * np.uint64(
+            0xC2B2AE3D27D4EB4F)
+    mixed.sort()
+    return bool((mixed[1:] == mixed[:-1]).any())
 
 
 def _heads(query: np.ndarray) -> np.ndarray:

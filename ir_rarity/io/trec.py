@@ -137,9 +137,16 @@ def _as_trec_eval_reads_it(table: pa.Table) -> bool:
     """
     for name in table.column_names:
         column = table.column(name)
-        if pa.types.is_large_string(column.type) and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
+        if pa.types.is_large_string(column.type) and any(_has_empty(chunk) for chunk in column.chunks):
             return False
     return not (table.num_rows and pc.any(pc.starts_with(table.column("f0"), "#")).as_py())
+
+
+def _has_empty(strings: pa.Array) -> bool:
+    """Whether a ``large_string`` Array holds an empty string: two equal offsets in a row (no lengths computed)."""
+    n = len(strings)
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)[strings.offset:strings.offset + n + 1]
+    return bool(n) and bool((offsets[1:] == offsets[:-1]).any())
 
 
 def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str

@@ -78,8 +78,9 @@ def _named(path: Path, frame: pd.DataFrame, split_by_tag: bool | None) -> Iterat
 def _read_ahead(files: list[Path], read: Callable[[Path], Any] = read_trec_run, window: int = 4) -> Iterator[Any]:
     """``read`` each of ``files`` in order on two threads, at most ``window`` files ahead of the consumer.
 
-    Decompression and pyarrow's parser release the GIL, so a second thread reads the next file while the
-    caller works on this one. A read error surfaces when its file's turn comes.
+    Decompression, pyarrow's parser and numpy's sorts release the GIL, so the two threads share the cores while
+    the caller works on an earlier file (``read`` may reduce a run as well as read it: :func:`iter_run_tables`). A
+    read error surfaces when its file's turn comes.
     """
     if len(files) < 2:
         yield from (read(p) for p in files)

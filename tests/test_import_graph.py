@@ -54,6 +54,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.pooling.command", "ir_rarity.pool.teams"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.provenance"): LAZY,
     ("ir_rarity.cli", "ir_rarity.provenance"): LAZY_COMMAND,
+    ("ir_rarity.cli", "ir_rarity.engine.pages"): LAZY_COMMAND,
     ("ir_rarity.pooling.command", "ir_rarity.campaign"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.checks"): LAZY,
     ("ir_rarity.pooling.command", "ir_rarity.io.frames"): LAZY,

@@ -107,7 +107,7 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
 
 
 def _glibc_function(name: str) -> Callable[..., int] | None:
-    """A function of the C library by name (``malloc_trim``), or None.
+    """A function of the C library by name (``malloc_trim``, ``mallopt``), or None.
 
     None where there is no glibc: not Linux, or another C library (musl and others have neither function).
     """

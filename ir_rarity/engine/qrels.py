@@ -6,7 +6,7 @@ A document is relevant at threshold ``rel`` when its label is at least ``rel`` a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -50,9 +50,19 @@ class EncodedQrels:
     doc_extra: pd.Index
     query_extra: pd.Index
 
+    _n_relevant: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
+
     def n_relevant(self, rel: int) -> np.ndarray:
-        """:math:`N_R` per query: judged documents with label >= ``rel`` (negative labels never count)."""
-        return np.bincount(self.key_query[is_relevant(self.labels, rel)], minlength=len(self.query_ids))
+        """:math:`N_R` per query: judged documents with label >= ``rel`` (negative labels never count).
+
+        Counted once per ``rel`` (kernels ask for it on every block of rows); the array is read-only.
+        """
+        counts = self._n_relevant.get(rel)
+        if counts is None:
+            counts = np.bincount(self.key_query[is_relevant(self.labels, rel)], minlength=len(self.query_ids))
+            counts.setflags(write=False)
+            self._n_relevant[rel] = counts
+        return counts
 
     def labels_of_keys(self, keys: np.ndarray) -> np.ndarray:
         """Label of each of the sorted, unique ``keys`` (:data:`UNJUDGED` where not judged).

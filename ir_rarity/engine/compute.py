@@ -16,13 +16,13 @@ from ir_measures import Measure
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine import extensions, kernels, novelty
 from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
-from ir_rarity.engine.qrels import is_relevant
+from ir_rarity.engine.qrels import EncodedQrels, is_relevant
 from ir_rarity.engine.rows import Rows
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.asl import ASL
 from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["KERNELS", "compute", "is_engine_measure", "s_d_depth"]
+__all__ = ["KERNELS", "compute", "ideal_dcg_rare", "is_engine_measure", "s_d_depth"]
 
 Kernel = Callable[[Any, Rows], np.ndarray]
 
@@ -113,13 +113,19 @@ def _ndcg_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:
     keep = _cut(measure, rows)
     gain = _rarity_gain(measure, rows, keep)
     dcg = extensions.dcg(gain, rows.rank[keep].astype(np.float64), rows.cell()[keep], rows.n_cells)
-    qrels = rows.qrels
+    ideal = np.tile(ideal_dcg_rare(measure, rows.qrels), rows.n_runs)
+    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def ideal_dcg_rare(measure: Measure, qrels: EncodedQrels) -> np.ndarray:
+    """The normaliser of ``nDCG_rare`` per query: the DCG of the ideal ranking of the judged relevant documents.
+
+    The gains are the labels (``gain='graded'``) or 1, unweighted by rarity, cut at the measure's cutoff.
+    """
     judged_relevant = is_relevant(qrels.labels, measure["rel"])
     ideal_gain = qrels.labels.astype(np.float64) if measure["gain"] == "graded" else np.ones(len(qrels.labels))
-    ideal = extensions.ideal_dcg(np.where(judged_relevant, ideal_gain, 0.0), qrels.key_query, rows.n_queries,
-                                 measure["cutoff"])
-    ideal = np.tile(ideal, rows.n_runs)
-    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+    return extensions.ideal_dcg(np.where(judged_relevant, ideal_gain, 0.0), qrels.key_query,
+                                len(qrels.query_ids), measure["cutoff"])
 
 
 def _r_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:

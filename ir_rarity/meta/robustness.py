@@ -77,10 +77,12 @@ def system_count_robustness(
     in [-1, 1], which mean ± one standard deviation need not.
 
     The trials of a size are drawn first (the same draws, in the same order, as one trial at a time), then scored
-    together: :meth:`SubsetScorer.batch_scores <ir_rarity.pool.samples.SubsetScorer.batch_scores>` counts S_d of
-    a chunk of trials with one sparse product and runs the measure's kernel once per chunk; means are exact
-    (:func:`~ir_rarity.engine.aggregate.exact_means`) and taus :func:`kendall_tau_b_rows`, equal trial by trial to
-    :func:`ir_rarity.stats.kendall_tau_b`.
+    together by :meth:`SubsetScorer.batch_scores <ir_rarity.pool.samples.SubsetScorer.batch_scores>`: for
+    ``P_rare`` and ``AP_rare`` with linear rarity, from a table of misses per pair of runs made once (each trial
+    its N x N block); otherwise S_d of a chunk of trials is counted at once and the measure's kernel runs once
+    per chunk. Means are exact (:func:`~ir_rarity.engine.aggregate.exact_means`) and taus
+    :func:`kendall_tau_b_rows`, equal trial by trial to :func:`ir_rarity.stats.kendall_tau_b`; the taus equal
+    those of scoring every sample's rows (tested).
 
     Tau is undefined when either ranking is constant (e.g. N = 2 and the two runs tie, or every sampled run
     scores 0). Such trials give NaN, are left out of ``mean_tau`` and ``std``, and are counted in

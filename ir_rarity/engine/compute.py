@@ -36,15 +36,15 @@ def s_d_depth(measure: Measure) -> int | None:
 Weights = Callable[[RarityMeasure, Rows, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
-def _rarity_gain(measure: RarityMeasure, rows: Rows, keep: np.ndarray, weights: Weights | None = None
+def _rarity_gain(measure: RarityMeasure, rows: Rows, keep: np.ndarray | slice, weights: Weights | None = None
                  ) -> np.ndarray:
-    """Per-row gain of the rarity-weighted measures for the rows selected by ``keep`` (0 where not relevant).
+    """Per-row gain of the rarity-weighted measures for the rows ``keep`` (:func:`_cut`; 0 where not relevant).
 
     S_d and labels are read for the relevant rows only: the gain of the others is 0. ``weights`` gives the
     rarity weight of rows (default :func:`_row_weights`).
     """
     relevant = rows.relevant(measure["rel"])[keep]
-    chosen = np.flatnonzero(keep)[relevant]
+    chosen = np.flatnonzero(relevant) if isinstance(keep, slice) else keep[relevant]
     s_d, num_systems = rows.s_d(s_d_depth(measure), chosen)
     if measure["bounded"]:  # the check of every run with a row read, relevant or not
         _check_bounded(measure, num_systems[rows.run[keep]])
@@ -90,9 +90,10 @@ def _check_bounded(measure: RarityMeasure, num_systems: np.ndarray) -> None:
                              f"the pool has S = {num_systems.min():g}")
 
 
-def _cut(measure: RarityMeasure, rows: Rows) -> np.ndarray:
+def _cut(measure: RarityMeasure, rows: Rows) -> np.ndarray | slice:
+    """The rows within the measure's cutoff: their row numbers (:meth:`Rows.within`), or every row (no cutoff)."""
     cutoff = measure["cutoff"]
-    return np.ones(len(rows.rank), dtype=bool) if cutoff is None else rows.rank < cutoff
+    return slice(None) if cutoff is None else rows.within(cutoff)
 
 
 def _p_rare(measure: RarityMeasure, rows: Rows) -> np.ndarray:

@@ -107,13 +107,14 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     scale = np.where(n_others > 0, 1.0 / np.maximum(n_others, 1.0), 0.0)
     cell = rows.cell()
     if cutoff is None:
-        keep = np.ones(len(rows.rank), dtype=bool)
         own = reading_probability(rows.rank, rows.cell_sizes()[cell])
+        relevant = rows.relevant(rel)
+        chosen = np.flatnonzero(relevant)
     else:
-        keep = rows.rank < cutoff
+        keep = rows.within(cutoff)
         own = reading_probability(rows.rank[keep], cutoff)  # only the rows read
-    relevant = rows.relevant(rel)[keep]
-    chosen = np.flatnonzero(keep)[relevant]
+        relevant = rows.relevant(rel)[keep]
+        chosen = keep[relevant]
     own, key, cell, run = own[relevant], rows.keys(chosen), cell[chosen], rows.run[chosen]
     total = sorted_lookup(table_keys, table_sums, key, 0.0)
     others = np.where(member[run], np.maximum(total - own, 0.0), total)

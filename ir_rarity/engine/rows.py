@@ -19,6 +19,7 @@ import numpy as np
 
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine.codes import block_starts, ranks_within_blocks
+from ir_rarity.engine.kernels import block_rows
 from ir_rarity.engine.qrels import EncodedQrels
 
 __all__ = ["RowSource", "Rows", "Selection", "Subrows", "TieOrder"]
@@ -185,6 +186,24 @@ class Rows:
         if self.returned is None:
             return self.rank
         return self._cached(("positions",), lambda: ranks_within_blocks(block_starts(self.cell())))
+
+    def within(self, cutoff: int) -> np.ndarray:
+        """Row numbers (increasing) of the rows ranked above ``cutoff`` (rank < cutoff), found once per cutoff.
+
+        Rows are sorted by cell, then rank, so they are a prefix of each cell. Where every cell's rows are its
+        ranks 0, 1, 2, ... (its last row's rank is its row count less one), each prefix is the cell's first
+        ``min(rows, cutoff)`` rows, found from the cells' sizes without reading every row's rank.
+        """
+        return self._cached(("within", cutoff), lambda: self._make_within(cutoff))
+
+    def _make_within(self, cutoff: int) -> np.ndarray:
+        if self.returned is None and len(self.rank):
+            sizes = self.cell_sizes()
+            ends = np.cumsum(sizes)
+            full = sizes > 0
+            if np.array_equal(self.rank[ends[full] - 1], sizes[full] - 1):  # ranks 0 .. size - 1 in every cell
+                return block_rows(ends - sizes, np.minimum(sizes, cutoff))
+        return np.flatnonzero(self.rank < cutoff)
 
     def relevant(self, rel: int) -> np.ndarray:
         """Whether each row is relevant at threshold ``rel`` (:func:`~ir_rarity.engine.qrels.is_relevant`)."""

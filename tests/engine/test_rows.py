@@ -103,3 +103,28 @@ def test_judged_only_drops_unjudged_rows_and_negative_labels_reranks_and_reads_t
     assert judged.keys().tolist() == [0, 20, 50]
     assert judged.relevant(1).tolist() == [True, False, True]
     assert judged.cell().tolist() == [0, 0, 2]
+
+
+def test_rows_within_a_cutoff_are_each_cells_first_ranks() -> None:
+    rows, _ = _rows()
+    for cutoff in (1, 2, 3, 50):
+        assert rows.within(cutoff).tolist() == np.flatnonzero(rows.rank < cutoff).tolist()
+    assert rows.within(2).tolist() == [0, 1, 3, 4, 5]  # by hand: run 0 query 0 ranks 0-1, query 1, run 1 both
+    assert rows.within(2) is rows.within(2)  # found once
+
+
+def test_rows_within_a_cutoff_where_ranks_have_gaps() -> None:
+    """Rows left out (the relevant rows of a sample, a campaign read keeping judged rows): ranks are read."""
+    rows, _ = _rows()
+    gappy = dataclasses.replace(rows, rank=np.array([0, 2, 5, 1, 3, 4]))  # each cell's ranks increase, with gaps
+    for cutoff in (1, 2, 3, 4, 5, 6):
+        assert gappy.within(cutoff).tolist() == np.flatnonzero(gappy.rank < cutoff).tolist()
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # random cells, some with ranks 0, 1, 2, ... and some with gaps
+        sizes = rng.integers(0, 6, size=12)
+        ranks = [np.sort(rng.choice(9, size=k, replace=False)) if rng.random() < 0.3 else np.arange(k) for k in sizes]
+        cell = np.repeat(np.arange(12), sizes)
+        r = dataclasses.replace(rows, run=cell // 2, query=cell % 2, rank=np.concatenate(ranks).astype(np.int64),
+                                present=np.ones((6, 2), dtype=bool), n_runs=6)
+        for cutoff in (1, 3, 10):
+            assert r.within(cutoff).tolist() == np.flatnonzero(r.rank < cutoff).tolist()

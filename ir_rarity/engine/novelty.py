@@ -17,6 +17,7 @@ run of a campaign is one pass over its rows, whatever the number of runs.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -121,11 +122,23 @@ def utility(rows: Rows, cutoff: int | None, rel: int, epsilon: float) -> np.ndar
     found = (np.log((own + epsilon) / (others * scale[run] + epsilon))
              - np.log(epsilon / (total * scale[run] + epsilon)))
 
+    base = np.zeros((rows.n_runs, rows.n_queries))
+    for s in np.unique(scale).tolist():  # one base per distinct |E| (members and newcomers): at most a few
+        make = partial(_missed_base, rows, table_keys, table_sums, rel, epsilon, s)
+        base[scale == s] = rows.per_campaign(("novelty base", cutoff, rel, epsilon, s), make)
+    return base.reshape(-1) + kernels.cell_sum(found, cell, rows.n_cells)
+
+
+def _missed_base(rows: Rows, table_keys: np.ndarray, table_sums: np.ndarray, rel: int, epsilon: float,
+                 scale: float) -> np.ndarray:
+    r"""Per query, the value of a run that retrieves none of its relevant documents.
+
+    That is :math:`\sum_d \log\frac{\epsilon}{P(D=d) + \epsilon}` over them, :math:`P(D=d)` the campaign's
+    summed probability times ``scale`` (:math:`1/|E|`). It depends on the campaign and the qrels only (shared by
+    every block of rows).
+    """
     qrels = rows.qrels
     judged_relevant = is_relevant(qrels.labels, rel)
     pair_total = sorted_lookup(table_keys, table_sums, qrels.keys[judged_relevant], 0.0)
-    base = np.zeros((rows.n_runs, rows.n_queries))
-    for s in np.unique(scale):  # one base per distinct |E| (members and newcomers): at most a few
-        missed = np.log(epsilon / (pair_total * s + epsilon))
-        base[scale == s] = kernels.ordered_sum(missed, qrels.key_query[judged_relevant], rows.n_queries)
-    return base.reshape(-1) + kernels.cell_sum(found, cell, rows.n_cells)
+    missed = np.log(epsilon / (pair_total * scale + epsilon))
+    return kernels.ordered_sum(missed, qrels.key_query[judged_relevant], rows.n_queries)

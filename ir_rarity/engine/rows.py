@@ -102,6 +102,7 @@ class Rows:
         source: S_d, labels and keys of the rows, and the campaign they are counted in (:class:`RowSource`).
         returned: Documents each cell's ranking returned, when the rows are not all of it (a campaign read
             keeping only the rows its measures read: ranks then have gaps); None: the rows of each cell.
+        campaign_values: Values shared by every block of rows of one campaign and qrels (:meth:`per_campaign`).
 
     """
 
@@ -113,6 +114,7 @@ class Rows:
     qrels: EncodedQrels
     source: RowSource
     returned: np.ndarray | None = None
+    campaign_values: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[object, ...], Any] = field(default_factory=dict, init=False, repr=False)
 
     # ------------------------------------------------------------------ what kernels read lazily
@@ -159,6 +161,17 @@ class Rows:
     def shared(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
         """``make()``, computed once per ``key`` for these rows: what several measures' kernels share."""
         return self._cached(("shared", *key), make)
+
+    def per_campaign(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per ``key`` for every block of rows scored against one campaign and qrels.
+
+        For what depends only on the campaign, the qrels and the measure's parameters (e.g. a per-query base over
+        the qrels' relevant documents), not on these rows: a source that gives a campaign's rows block by block
+        hands every block the same :attr:`campaign_values`; otherwise they are these rows' own.
+        """
+        if key not in self.campaign_values:
+            self.campaign_values[key] = make()
+        return self.campaign_values[key]
 
     def release(self) -> None:
         """Drop everything computed and shared for these rows.

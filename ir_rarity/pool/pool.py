@@ -9,6 +9,7 @@ engine's :class:`~ir_rarity.engine.contract.MemberCampaign` contract.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -76,7 +77,7 @@ class Pool:
         # With ``returned`` (runs read for their measures only): each ranking's first row, where its length is kept
         self._firsts = None if encoded.returned is None else np.flatnonzero(encoded.rank == 0)
         self._counts: dict[int | None, np.ndarray] = {}
-        self._labels: tuple[EncodedQrels, np.ndarray] | None = None
+        self._labels: _KeyJudgments | None = None
         self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._probabilities: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._row_hash: np.ndarray | None = None
@@ -438,9 +439,10 @@ class Pool:
         present = np.zeros((n_runs, len(qrels.query_ids)), dtype=bool)
         top = rank == 0  # every ranking starts at rank 0: one row per (run, query) it holds
         present[run[top], query[top]] = True
-        source = _MemberRows(self, self._key_code[keep_rows], self._labels_of_keys(qrels), n_runs, keep_rows)
+        source = _MemberRows(self, self._key_code[keep_rows], qrels, n_runs, keep_rows)
         return Rows(run=run, query=query, rank=rank, present=present, n_runs=n_runs, qrels=qrels, source=source,
-                    returned=self._returned(run, query, top, keep_rows, (n_runs, len(qrels.query_ids))))
+                    returned=self._returned(run, query, top, keep_rows, (n_runs, len(qrels.query_ids))),
+                    campaign_values=self._key_judgments(qrels).shared)
 
     def _returned(self, run: np.ndarray, query: np.ndarray, top: np.ndarray, rows: np.ndarray | slice,
                   n_cells: tuple[int, int]) -> np.ndarray | None:
@@ -470,9 +472,20 @@ class Pool:
 
     def _labels_of_keys(self, qrels: EncodedQrels) -> np.ndarray:
         """The label of every pair key in ``qrels``, computed once for the blocks of one evaluation."""
-        if self._labels is None or self._labels[0] is not qrels:
-            self._labels = (qrels, qrels.labels_of_keys(self._unique_keys))
-        return self._labels[1]
+        return self._key_judgments(qrels).labels
+
+    def _relevant_keys(self, qrels: EncodedQrels, rel: int) -> np.ndarray:
+        """Whether every pair key is relevant at ``rel`` in ``qrels``, decided once for the blocks of one evaluation."""
+        judgments = self._key_judgments(qrels)
+        if rel not in judgments.relevant:
+            judgments.relevant[rel] = is_relevant(judgments.labels, rel)
+        return judgments.relevant[rel]
+
+    def _key_judgments(self, qrels: EncodedQrels) -> _KeyJudgments:
+        """What every block of the members' rows scored against ``qrels`` shares (made again for other qrels)."""
+        if self._labels is None or self._labels.qrels is not qrels:
+            self._labels = _KeyJudgments(qrels, qrels.labels_of_keys(self._unique_keys))
+        return self._labels
 
     def member_blocks(self, max_rows: int) -> list[slice]:
         """Runs in consecutive blocks of at most ``max_rows`` rows each (a longer run is a block of its own)."""
@@ -528,6 +541,20 @@ class Pool:
         return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
 
 
+@dataclass
+class _KeyJudgments:
+    """Per pair key of a pool, what one qrels say, and what every block of the members' rows shares.
+
+    The labels, the relevance at each threshold asked for, and :meth:`Rows.per_campaign
+    <ir_rarity.engine.rows.Rows.per_campaign>`'s values.
+    """
+
+    qrels: EncodedQrels
+    labels: np.ndarray
+    relevant: dict[int, np.ndarray] = field(default_factory=dict)
+    shared: dict[tuple[object, ...], Any] = field(default_factory=dict)
+
+
 class _MemberRows:
     """The :class:`~ir_rarity.engine.rows.RowSource` of a pool's own runs, all members (S and S_d as counted).
 
@@ -535,9 +562,10 @@ class _MemberRows:
     for the rows a measure reads.
     """
 
-    def __init__(self, pool: Pool, codes: np.ndarray, key_labels: np.ndarray, n_runs: int,
-                 rows: np.ndarray | slice) -> None:
-        self.pool, self.codes, self.key_labels, self.rows = pool, codes, key_labels, rows
+    def __init__(self, pool: Pool, codes: np.ndarray, qrels: EncodedQrels, n_runs: int, rows: np.ndarray | slice
+                 ) -> None:
+        self.pool, self.codes, self.qrels, self.rows = pool, codes, qrels, rows
+        self.key_labels = pool._labels_of_keys(qrels)
         self.num_systems = np.full(n_runs, float(pool.num_systems))
         self.member = np.ones(n_runs, dtype=bool)
 
@@ -557,8 +585,8 @@ class _MemberRows:
         return self.pool._unique_keys[self._codes(rows)]
 
     def relevant(self, rel: int) -> np.ndarray:
-        """Relevance decided once per key, then gathered (one byte a row, not a label's eight)."""
-        return is_relevant(self.key_labels, rel)[self.codes]
+        """Relevance decided once per key for all blocks of an evaluation, then gathered (a byte a row, not 8)."""
+        return self.pool._relevant_keys(self.qrels, rel)[self.codes]
 
     def tie_keys(self) -> tuple[np.ndarray, np.ndarray]:
         """The stored scores and document codes (a sorted vocabulary's: they order like the docnos)."""

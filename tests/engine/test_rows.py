@@ -63,7 +63,8 @@ def test_rows_are_a_value_no_field_is_overwritten() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         rows.run = np.zeros(6)  # type: ignore[misc]
     assert {f.name for f in dataclasses.fields(rows) if f.init} == {"run", "query", "rank", "present", "n_runs",
-                                                                     "qrels", "source", "returned"}
+                                                                     "qrels", "source", "returned",
+                                                                     "campaign_values"}
 
 
 def test_some_rows_are_read_from_the_source_and_all_rows_once() -> None:

@@ -266,3 +266,24 @@ def test_docno_columns_in_several_arrow_chunks_give_the_same_pool(shape: str) ->
         pool = Pool.from_runs(runs, duplicates="first")
         plain = {name: frame.assign(doc_id=frame["doc_id"].astype(object)) for name, frame in runs.items()}
         pd.testing.assert_frame_equal(_encoded(pool), _reference(plain, None), check_dtype=False, check_exact=True)
+
+
+def test_blocks_share_campaign_values_for_one_qrels_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """U_novel's per-query base is made once for every block of an evaluation, and again for other qrels."""
+    import ir_rarity
+    from ir_rarity.engine import evaluate as engine
+
+    qrels = ir_rarity.read_trec_qrels(ir_rarity.covid_round1.qrels)
+    fewer = qrels.assign(relevance=np.where(np.arange(len(qrels)) % 3 == 0, 0, qrels["relevance"]))
+    measures = ["U_novel@20", "U_novel", "P_rare(alpha=1)@10"]
+    fresh = {id(q): Pool.from_runs(ir_rarity.covid_round1.runs, split_by_tag=True).evaluate(q, measures,
+                                                                                          by_query=True)
+             for q in (qrels, fewer)}
+    pool = Pool.from_runs(ir_rarity.covid_round1.runs, split_by_tag=True)
+    monkeypatch.setattr(engine, "BLOCK_ROWS", 30)  # a block per run
+    for q in (qrels, fewer, qrels):
+        pd.testing.assert_frame_equal(pool.evaluate(q, measures, by_query=True), fresh[id(q)])
+    encoded = pool.encode_qrels(qrels)
+    first, second = pool.member_rows(encoded, slice(0, 1)), pool.member_rows(encoded, slice(1, 2))
+    assert first.campaign_values is second.campaign_values
+    assert pool.member_rows(pool.encode_qrels(fewer), slice(0, 1)).campaign_values is not first.campaign_values

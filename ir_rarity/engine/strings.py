@@ -221,7 +221,9 @@ def strings_of_keys(keys: np.ndarray, prefix: bytes, width: int | None) -> Any:
 def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
     """Position of each of pyarrow ``values`` in the sorted, distinct pyarrow strings ``vocabulary`` (-1: absent).
 
-    Found by a binary search of the values' leading-bytes keys among the vocabulary's, each hit checked whole.
+    Found by a binary search of the values' leading-bytes keys among the vocabulary's, each hit checked whole. The
+    keys are the 8 bytes past the prefix the first and last strings share, or for strings of one width the 8 bytes
+    that end where they do (read in place), if those start within that prefix.
     Where the vocabulary's keys strictly increase, each of its strings has a key of its own, so a value in the
     vocabulary has its string's key and is found there; a value that is not is found nowhere (its hit is checked).
     Returns None where the keys do not strictly increase (strings that share a key, or a vocabulary that is not
@@ -234,12 +236,17 @@ def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
         return None
     first, last = (str(vocabulary[i].as_py()).encode() for i in (0, len(vocabulary) - 1))
     shared = _common_prefix(first, last)  # all strings' where the vocabulary is sorted
-    keyed = leading_bytes(vocabulary, shared)
-    if not (keyed.key[1:] > keyed.key[:-1]).all():  # keys that do not each belong to one string, in order
+    width, grid = fixed_width(vocabulary)
+    if grid is not None:  # one width: 8 bytes that end where each string does, read in place
+        shared = max(0, min(shared, width - 8))
+        keys = grid_keys(grid, shared)
+    else:
+        keys = leading_bytes(vocabulary, shared).key
+    if not (keys[1:] > keys[:-1]).all():  # keys that do not each belong to one string, in order
         return None
     if not len(values):
         return np.zeros(0, dtype=np.int64)
     sought = leading_bytes(values, shared).key  # a value outside the vocabulary may land anywhere: checked below
-    at = np.minimum(np.searchsorted(keyed.key, sought), len(vocabulary) - 1)
+    at = np.minimum(np.searchsorted(keys, sought), len(vocabulary) - 1)
     same = pc.equal(vocabulary.take(pa.array(at)), values.cast(vocabulary.type)).to_numpy(zero_copy_only=False)
     return np.where(same, at, -1).astype(np.int64)

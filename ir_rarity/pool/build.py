@@ -152,12 +152,14 @@ def _copy_in_trec_order(r: _TakenRun, query_map: np.ndarray, out: tuple[np.ndarr
 
     """
     q, d, s, p = out
-    own_query = query_map[r.query]
     if r.ordered:
-        q[:], s[:] = own_query, r.score
+        q[:], s[:] = query_map[r.query], r.score
         return None
-    order = trec_order(r.score, d, own_query, precision=scores)
-    np.take(own_query, order, out=q)
+    # one block of rows per query (see _take_run): query codes by block, not row by row
+    block_query, lengths = query_map[r.query[r.heads[:-1]]], np.diff(r.heads)
+    order = trec_order(r.score, d, np.repeat(block_query, lengths), precision=scores)
+    by_code = np.argsort(block_query, kind="stable")  # trec_eval order puts the blocks in query code order
+    q[:] = np.repeat(block_query[by_code], lengths[by_code])
     np.take(r.score, order, out=s)
     d[:], p[:] = d[order], p[order]
     if not repeats.any(p):

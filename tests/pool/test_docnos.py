@@ -105,11 +105,13 @@ def test_positions_in_sorted_refuses_an_unsorted_vocabulary() -> None:
     assert positions_in_sorted(pa.array(["b", "a"]), pa.array(["a"])) is None
     assert positions_in_sorted(pa.array(["a", "a"]), pa.array(["a"])) is None
     assert positions_in_sorted(pa.array(["a", "b"]), pa.array(["b", "c"])).tolist() == [1, -1]
-    # First and last share "x000", the middle does not: keys past it still increase, one per string, so every
-    # value is found where it is.
-    unsorted = pa.array(["x0001", "y0002", "x0003"])
-    found = positions_in_sorted(unsorted, pa.array(["y0002", "x0002", "x0003", "y0003"]))
+    # First and last share "x000000000", the middle does not: the keys (each docno's last 8 bytes) still increase,
+    # one per string, so every value is found where it is.
+    unsorted = pa.array(["x0000000001", "y0000000002", "x0000000003"])
+    found = positions_in_sorted(unsorted, pa.array(["y0000000002", "x0000000002", "x0000000003", "y0000000003"]))
     assert found is not None and found.tolist() == [1, -1, 2, -1]
+    # Shorter docnos: the last 8 bytes hold the first, which does not increase: refused (the caller hashes them)
+    assert positions_in_sorted(pa.array(["x0001", "y0002", "x0003"]), pa.array(["y0002"])) is None
 
 
 @settings(max_examples=200, deadline=None)

@@ -26,7 +26,7 @@ from ir_rarity.engine.codes import (
 )
 from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
 from ir_rarity.engine.runs import Duplicates, check_duplicates
-from ir_rarity.engine.strings import fixed_width, grid_keys, one_array, string_order
+from ir_rarity.engine.strings import chunks_of, fixed_width, grid_keys, one_array, string_order
 from ir_rarity.errors import InputError
 from ir_rarity.pool.docnos import DocEncoder, QueryBlocks
 from ir_rarity.pool.encoded import EncodedRuns
@@ -346,26 +346,41 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Codes (int32) of a run's query ids into its distinct ids (in order of first appearance), and block heads.
 
     The heads are the first row of each block of equal neighbouring ids, then the number of rows. A run lists
-    each query's documents together, so only the first id of each block is looked at (unless blocks are short:
-    then pyarrow hashes them all).
+    each query's documents together, so only the first id of each block is looked at (pyarrow's run-end
+    encoding finds the blocks; unless they are short: then pyarrow hashes all ids).
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(strings)
-    change = np.ones(n, dtype=bool)
-    if n > 1:
-        change[1:] = pc.not_equal(strings.slice(1), strings.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    heads = np.flatnonzero(change)
+    starts: list[np.ndarray] = []
+    head_ids: list[str] = []
+    first = 0
+    for chunk in chunks_of(strings):
+        blocks = pc.run_end_encode(chunk)
+        ends = blocks.run_ends.to_numpy()
+        if len(head_ids) + len(ends) > max(1024, n // 8):  # short blocks: hash every id instead
+            codes, dictionary = _dictionary(strings)
+            return codes, dictionary.to_pylist(), np.append(np.flatnonzero(_changes(codes)), n)
+        ids = blocks.values.to_pylist()
+        chunk_starts = first + np.concatenate([[0], ends[:-1]]).astype(np.int64)
+        if head_ids and ids[0] == head_ids[-1]:  # a block that goes on from the previous chunk
+            ids, chunk_starts = ids[1:], chunk_starts[1:]
+        starts.append(chunk_starts)
+        head_ids.extend(ids)
+        first += len(chunk)
+    heads = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
     bounds = np.append(heads, n)
-    if len(heads) > max(1024, n // 8):
-        codes, dictionary = _dictionary(strings)
-        return codes, dictionary.to_pylist(), bounds
-    head_ids = strings.take(pa.array(heads)).to_pylist()  # a few ids: numbered in Python
-    distinct = list(dict.fromkeys(head_ids))
+    distinct = list(dict.fromkeys(head_ids))  # a few ids: numbered in Python
     number = {q: i for i, q in enumerate(distinct)}
     head_codes = np.fromiter((number[q] for q in head_ids), dtype=np.int32, count=len(head_ids))
     return np.repeat(head_codes, np.diff(bounds)), distinct, bounds
+
+
+def _changes(codes: np.ndarray) -> np.ndarray:
+    """Whether each row starts a block of equal neighbouring codes."""
+    change = np.ones(len(codes), dtype=bool)
+    change[1:] = codes[1:] != codes[:-1]
+    return change
 
 
 def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:

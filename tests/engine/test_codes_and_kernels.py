@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -97,19 +99,45 @@ def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
         assert np.array_equal(code, inverse.reshape(-1))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "10", "2", "b", "a", "é"]), st.integers(1, 30)), max_size=12),
-       st.sampled_from(["str", object]))
-def test_query_codes_equal_factorize(blocks, dtype) -> None:
+       st.sampled_from(["str", object]), st.lists(st.integers(0, 200), max_size=4))
+def test_query_codes_equal_factorize(blocks, dtype, cuts) -> None:
+    """In one array or in chunks (cut anywhere, blocks going on across chunks, empty chunks)."""
     import pandas as pd
+    import pyarrow as pa
 
     from ir_rarity.pool.build import _arrow_strings, _query_codes
 
     values = pd.Series([v for v, length in blocks for _ in range(length)], dtype=dtype)
-    codes, ids, heads = _query_codes(_arrow_strings(values))
+    strings = _arrow_strings(values)
+    bounds = [0, *sorted(min(c, len(values)) for c in cuts), len(values)]
+    chunked = pa.chunked_array([strings.slice(a, b - a) for a, b in itertools.pairwise(bounds)],
+                               type=strings.type)
+    assert [x.tolist() if isinstance(x, np.ndarray) else x for x in _query_codes(chunked)] == \
+        [x.tolist() if isinstance(x, np.ndarray) else x for x in _query_codes(strings)]
+    codes, ids, heads = _query_codes(strings)
     expected_codes, expected_ids = pd.factorize(values)
     assert codes.tolist() == expected_codes.tolist()
     changes = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]  # blocks of equal neighbours
     assert heads.tolist() == [*changes, len(values)]
     assert ids == list(expected_ids)
     assert sorted(ids) == list(pd.Index(expected_ids, dtype=dtype).sort_values())  # code point = UTF-8 byte order
+
+
+def test_query_codes_of_short_blocks_hash_every_id() -> None:
+    """A run whose query ids change every row or two (more blocks than an eighth of its rows) is hashed whole."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from ir_rarity.pool.build import _arrow_strings, _query_codes
+
+    rng = np.random.default_rng(0)
+    values = pd.Series([f"q{i}" for i in rng.integers(0, 40, 5000)], dtype="str")
+    strings = _arrow_strings(values)
+    for run in (strings, pa.chunked_array([strings.slice(0, 2500), strings.slice(2500)])):
+        codes, ids, heads = _query_codes(run)
+        expected_codes, expected_ids = pd.factorize(values)
+        assert codes.tolist() == expected_codes.tolist() and ids == list(expected_ids)
+        changes = np.flatnonzero(np.r_[True, values.to_numpy()[1:] != values.to_numpy()[:-1]])
+        assert heads.tolist() == [*changes.tolist(), len(values)]

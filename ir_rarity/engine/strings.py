@@ -237,7 +237,7 @@ def positions_in_sorted(vocabulary: Any, values: Any) -> np.ndarray | None:
     first, last = (str(vocabulary[i].as_py()).encode() for i in (0, len(vocabulary) - 1))
     shared = _common_prefix(first, last)  # all strings' where the vocabulary is sorted
     width, grid = fixed_width(vocabulary)
-    if grid is not None:  # one width: 8 bytes that end where each string does, read in place
+    if width is not None and grid is not None:  # one width: 8 bytes that end where each string does, read in place
         shared = max(0, min(shared, width - 8))
         keys = grid_keys(grid, shared)
     else:

@@ -18,7 +18,7 @@ Every result is a per-query matrix; :mod:`ir_rarity.meta.robustness` turns them 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rows import Rows, Selection, Subrows
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.pool.overlaps import MissTable
 from ir_rarity.pool.pool import Pool
 
@@ -159,6 +160,7 @@ class SubsetScorer:
         groups: dict[Any, list[Measure]] = {}
         for i, m in enumerate(measures):
             if self._by_misses(m, n):
+                m.validate_params()  # (as compute() does on the rows' way)
                 out[m] = self._miss_table(m).scores(m, picked, done)
                 continue
             batched = str(getattr(m, "NAME", "")) in BATCHED_FAMILIES
@@ -178,10 +180,10 @@ class SubsetScorer:
                     done(len(range(*chunk.indices(trials))) * len(group))
         return out
 
-    def _by_misses(self, measure: Measure, n: int) -> bool:
+    def _by_misses(self, measure: Measure, n: int) -> TypeGuard[RarityMeasure]:
         """Whether samples of ``n`` runs are scored from a :class:`~ir_rarity.pool.overlaps.MissTable`."""
-        return (not self.pool.encoded.by_team and is_engine_measure(measure) and is_affine(measure, n)
-                and MissTable.fits(len(self.pool), len(self.qrels.query_ids)))
+        return (not self.pool.encoded.by_team and isinstance(measure, RarityMeasure) and is_engine_measure(measure)
+                and is_affine(measure, n) and MissTable.fits(len(self.pool), len(self.qrels.query_ids)))
 
     def _miss_table(self, measure: Measure) -> MissTable:
         """The :class:`~ir_rarity.pool.overlaps.MissTable` of the measure's rows (made once per its key)."""

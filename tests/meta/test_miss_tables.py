@@ -117,6 +117,17 @@ def test_measures_not_affine_in_s_d_are_scored_row_by_row(scorer: SubsetScorer, 
     np.testing.assert_array_equal(scorer.batch_scores(m, picked), _row_by_row(scorer, measure, picked))
 
 
+def test_parameters_out_of_range_are_refused_as_on_the_rows_way(scorer: SubsetScorer) -> None:
+    from ir_rarity.errors import ParameterError
+    from ir_rarity.measures import AP_rare, P_rare
+
+    picked = _draws(len(scorer.pool), 3, 2, 11)
+    for measure in (P_rare(alpha=-1) @ 10, AP_rare(alpha=1e16) @ 10):  # built unchecked
+        assert scorer._by_misses(measure, 3)
+        with pytest.raises(ParameterError, match="alpha"):
+            scorer.batch_scores(measure, picked)
+
+
 def test_bounded_needs_two_systems() -> None:
     m = parse_measure("P_rare(bounded=True)@10")
     assert is_affine(m, 2) and not is_affine(m, 1)

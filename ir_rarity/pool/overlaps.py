@@ -51,8 +51,8 @@ class MissTable:
         rank: 0-based rank of each scored row; rows sorted by run, query, rank.
         labels: Label of each scored row.
         column: Column of each scored row's (query, document) pair in ``incidence``.
-        incidence: Runs x pairs, non-zero where the run retrieves the pair within the measure's S_d depth
-            (the pairs of the scored rows, at least).
+        incidence: Runs x the scored rows' pairs, non-zero where the run retrieves the pair within the measure's
+            S_d depth.
         present: ``(runs, queries)``: whether each run retrieved anything for each query.
 
     """
@@ -119,14 +119,12 @@ def _misses(weight: np.ndarray, cell: np.ndarray, column: np.ndarray, incidence:
     The weighted rows (cells x pairs, sparse) times the complement of the incidence matrix (pairs x runs, made
     dense a block of pairs at a time): sums of non-negative terms, with no cancellation.
     """
-    n_runs = incidence.shape[0]
-    used = np.unique(column)
-    rows = sparse.csc_matrix((weight, (cell, np.searchsorted(used, column))), shape=(n_cells, len(used)))
-    retrieved = incidence[:, used]
+    n_runs, n_pairs = incidence.shape
+    rows = sparse.csc_matrix((weight, (cell, column)), shape=(n_cells, n_pairs))
     out = np.zeros((n_cells, n_runs))
     step = max(1, GATHER_ELEMENTS // max(n_runs, 1))
-    for first in range(0, len(used), step):
+    for first in range(0, n_pairs, step):
         block = slice(first, first + step)
-        missed = 1.0 - (retrieved[:, block].toarray() > 0)  # runs x block pairs
+        missed = 1.0 - (incidence[:, block].toarray() > 0)  # runs x block pairs
         out += rows[:, block] @ missed.T
     return out

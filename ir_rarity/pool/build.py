@@ -360,7 +360,7 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str], np.ndarray]:
         ends = blocks.run_ends.to_numpy()
         if len(head_ids) + len(ends) > max(1024, n // 8):  # short blocks: hash every id instead
             codes, dictionary = _dictionary(strings)
-            return codes, dictionary.to_pylist(), np.append(np.flatnonzero(_changes(codes)), n)
+            return codes, dictionary.to_pylist(), np.append(np.flatnonzero(block_starts(codes)), n)
         ids = blocks.values.to_pylist()
         chunk_starts = first + np.concatenate([[0], ends[:-1]]).astype(np.int64)
         if head_ids and ids[0] == head_ids[-1]:  # a block that goes on from the previous chunk
@@ -374,13 +374,6 @@ def _query_codes(strings: Any) -> tuple[np.ndarray, list[str], np.ndarray]:
     number = {q: i for i, q in enumerate(distinct)}
     head_codes = np.fromiter((number[q] for q in head_ids), dtype=np.int32, count=len(head_ids))
     return np.repeat(head_codes, np.diff(bounds)), distinct, bounds
-
-
-def _changes(codes: np.ndarray) -> np.ndarray:
-    """Whether each row starts a block of equal neighbouring codes."""
-    change = np.ones(len(codes), dtype=bool)
-    change[1:] = codes[1:] != codes[:-1]
-    return change
 
 
 def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]]:

@@ -77,7 +77,7 @@ class Pool:
         # With ``returned`` (runs read for their measures only): each ranking's first row, where its length is kept
         self._firsts = None if encoded.returned is None else np.flatnonzero(encoded.rank == 0)
         self._counts: dict[int | None, np.ndarray] = {}
-        self._labels: _KeyJudgments | None = None
+        self._judgments: _KeyJudgments | None = None
         self._prints: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._probabilities: dict[int | None, tuple[np.ndarray, np.ndarray]] = {}
         self._row_hash: np.ndarray | None = None
@@ -483,9 +483,9 @@ class Pool:
 
     def _key_judgments(self, qrels: EncodedQrels) -> _KeyJudgments:
         """What every block of the members' rows scored against ``qrels`` shares (made again for other qrels)."""
-        if self._labels is None or self._labels.qrels is not qrels:
-            self._labels = _KeyJudgments(qrels, qrels.labels_of_keys(self._unique_keys))
-        return self._labels
+        if self._judgments is None or self._judgments.qrels is not qrels:
+            self._judgments = _KeyJudgments(qrels, qrels.labels_of_keys(self._unique_keys))
+        return self._judgments
 
     def member_blocks(self, max_rows: int) -> list[slice]:
         """Runs in consecutive blocks of at most ``max_rows`` rows each (a longer run is a block of its own)."""

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -177,11 +176,9 @@ def test_meta_command(hand_files, tmp_path):
         assert (tmp_path / "rep" / "report.md").exists()
 
 
-def test_demo_runs_fast():
-    start = time.perf_counter()
+def test_demo_runs():
     result = run_cli("demo", "--top", "5")
     assert result.returncode == 0, result.stderr
-    assert time.perf_counter() - start < 15
     assert "143 runs" in result.stdout and "moves up most" in result.stdout
     assert "P_rare(alpha=0.5)@100" in result.stdout
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 import zipfile
 from pathlib import Path
 
@@ -29,10 +28,8 @@ def test_a_saved_pool_declaring_a_huge_array_is_refused_before_allocation(tmp_pa
                                                               "shape": (1 << 40,)})
                 data = header.getvalue() + b"\0" * 8
             dst.writestr(member, data)
-    start = time.perf_counter()
     with pytest.raises(InputError, match=r"hostile\.npz: damaged pool file \(member 'score.npy' declares"):
         Pool.load(hostile)
-    assert time.perf_counter() - start < 5
     assert_cli_error(run_cli("eval", files["qrels"], files["run"], "--pool", hostile, "-m", "P_rare@1"),
                      "hostile.npz", "declares")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -90,7 +89,5 @@ def test_a_small_parquet_declaring_millions_of_rows_is_refused_before_reading(tm
     _bench().write_hostile_parquet(path, rows)
     size = path.stat().st_size
     assert rows > MAX_ROWS_PER_BYTE * size + ROWS_ALLOWANCE  # the file is small, its rows many
-    start = time.perf_counter()
     with pytest.raises(InputError, match=rf"hostile\.parquet: count table declares {rows:,} rows in {size:,} bytes"):
         CountTable.read_parquet(path)
-    assert time.perf_counter() - start < 2

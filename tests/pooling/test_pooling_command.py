@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import time
 from contextlib import redirect_stderr
 from pathlib import Path
 
@@ -60,16 +59,15 @@ def test_leaderboard_names_its_run_column(hand_files: dict[str, Path], tmp_path:
     assert "| mtf(rule=skip) |" in result.stdout and "| depth(ties=runs) |" in result.stdout
 
 
-def _main_without_simulating(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, str, float]:
+def _main_without_simulating(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[int, str]:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the simulation ran before the inputs were checked")
 
     monkeypatch.setattr(simulation, "simulate", refuse)
     err = io.StringIO()
-    start = time.perf_counter()
     with redirect_stderr(err):
         status = cli.main(argv)
-    return status, err.getvalue(), time.perf_counter() - start
+    return status, err.getvalue()
 
 
 @pytest.mark.parametrize(("header", "spec_column", "words"), [
@@ -86,12 +84,12 @@ def test_a_bad_leaderboard_fails_in_one_line_before_simulating(
     spec = str(board) if spec_column is None else f"{board}:{spec_column}"
     argv = ["pooling", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "--out",
             str(tmp_path / "report"), "--leaderboard", spec]
-    status, err, seconds = _main_without_simulating(monkeypatch, argv)
+    status, err = _main_without_simulating(monkeypatch, argv)
     assert status == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ir-rarity: error: "), err
     assert all(w in lines[0] for w in words), lines[0]
-    assert seconds < 30 and not (tmp_path / "report").exists()
+    assert not (tmp_path / "report").exists()
 
 
 def test_every_input_is_checked_before_simulating(hand_files: dict[str, Path], tmp_path: Path,

@@ -16,7 +16,9 @@ an error of ir_rarity's own (:class:`ir_rarity.errors.RarityError`: no pool name
 is printed as one line ``ir_measures: error: <message>`` with exit status 2, instead of a traceback; any other
 exception is left to the previous ``sys.excepthook``.
 
-Set ``IR_RARITY_NO_HOOK=1`` to turn the hook off.
+Set ``IR_RARITY_NO_HOOK=1`` to turn the hook off. A hook that fails (this file damaged, an exception while it is
+imported or installed) is one line ``ir_rarity_hook: disabled (...)`` on stderr, never a traceback: the ``.pth``
+line (``PTH_LINE`` in ``setup.py``) catches every exception, and :func:`install` never raises.
 """
 
 from __future__ import annotations
@@ -93,11 +95,26 @@ _FINDER = _Finder()
 
 
 def install() -> None:
-    """Add the finder to ``sys.meta_path`` (once), unless ``ir_measures`` is already imported."""
-    if os.environ.get("IR_RARITY_NO_HOOK") or _TARGET in sys.modules:
-        return
-    if not any(f is _FINDER for f in sys.meta_path):
-        sys.meta_path.insert(0, _FINDER)
+    """Add the finder to ``sys.meta_path`` (once), unless ``ir_measures`` is already imported.
+
+    Never raises: it runs at every start of the interpreter, where a failure is one line on stderr (the hook left
+    off), not a traceback.
+    """
+    try:
+        if os.environ.get("IR_RARITY_NO_HOOK") or _TARGET in sys.modules:
+            return
+        if not any(f is _FINDER for f in sys.meta_path):
+            sys.meta_path.insert(0, _FINDER)
+    except Exception as e:
+        _disabled(e)
+
+
+def _disabled(error: BaseException) -> None:
+    """Say in one line on stderr that the hook is off because of ``error`` (nothing if stderr is gone)."""
+    try:  # noqa: SIM105 (contextlib is not imported at start-up)
+        sys.stderr.write(f"ir_rarity_hook: disabled ({type(error).__name__}: {' '.join(str(error).split())})\n")
+    except Exception:
+        pass
 
 
 def uninstall() -> None:

@@ -13,8 +13,20 @@ from setuptools import Command, setup
 from setuptools.command.build import build
 
 PTH_NAME = "ir_rarity_hook.pth"
-# One line, run by site.py at start-up; silent if the hook module has gone (package uninstalled).
-PTH_LINE = 'import sys; exec("try:\\n import ir_rarity_hook\\nexcept ImportError:\\n pass")\n'
+# Run by site.py at start-up. Silent if the hook module has gone (package uninstalled); any other failure of the
+# hook (a syntax error, an exception while it is imported) is one line on stderr, never a traceback at every start
+# of the interpreter (site.py prints one for any exception a .pth line lets through).
+_PTH_CODE = (
+    "try:\n"
+    " import ir_rarity_hook\n"
+    "except Exception as e:\n"
+    " if not (isinstance(e, ImportError) and e.name == 'ir_rarity_hook'):\n"
+    "  try:\n"
+    "   sys.stderr.write('ir_rarity_hook: disabled (%s: %s)\\n' % (type(e).__name__, ' '.join(str(e).split())))\n"
+    "  except Exception:\n"
+    "   pass\n"
+)
+PTH_LINE = f"import sys; exec({_PTH_CODE!r})\n"  # one line: the code's newlines are escapes in the literal
 
 
 class build_pth(Command):

@@ -12,7 +12,7 @@ in a disk cache (:mod:`ir_rarity.pool.cache`). Each run is scored through the on
 read once per evaluator and encoded once per campaign.
 
 Once the counts are cached, qrels and runs as ir_measures reads them from files (the stock command) take the warm
-path (:mod:`ir_rarity.integrations.warm`): the same rule and kernels on the cached counts, with numpy alone, so a
+path (:mod:`ir_rarity.engine.one_run`): the same rule and kernels on the cached counts, with numpy alone, so a
 repeated call imports neither pandas nor pyarrow. Whatever it does not handle takes the door above.
 """
 
@@ -72,7 +72,7 @@ class RarityEvaluator(Evaluator):
     """Evaluates one run at a time against the active pool (see :class:`RarityProvider`)."""
 
     def __init__(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> None:
-        from ir_rarity.integrations.warm import qrels_columns
+        from ir_rarity.engine.one_run import qrels_columns
 
         measures = list(measures)
         self._columns = None
@@ -103,7 +103,7 @@ class RarityEvaluator(Evaluator):
         return self._judgments
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        from ir_rarity.integrations.warm import run_columns, warm_values
+        from ir_rarity.engine.one_run import run_columns, warm_values
 
         if self._columns is not None and not isinstance(run, list | dict) and not hasattr(run, "columns"):
             run = list(run)  # an iterator of ScoredDoc, as ir_measures reads a run file: read once, here

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from ir_rarity.errors import MemberNotice
-from ir_rarity.integrations import warm
+from ir_rarity.engine import one_run as warm
 from ir_rarity.pool import cache, cachefile
 from ir_rarity.pool.npz import pack_strings, string_array
 from ir_rarity.pool.pool import Pool

@@ -27,17 +27,37 @@ tolerance at which :mod:`ir_rarity.stats.ties` calls two scores a tie).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from ir_measures import Measure
 
 from ir_rarity.engine import extensions, kernels
 from ir_rarity.engine.compute import ideal_dcg_rare, s_d_depth
 from ir_rarity.engine.qrels import EncodedQrels
+from ir_rarity.measures import FAMILIES
 
 __all__ = ["AFFINE_FAMILIES", "affine_values", "is_affine", "position_weights"]
 
-AFFINE_FAMILIES: frozenset[str] = frozenset({"P_rare", "AP_rare", "nDCG_rare"})
-"""Families whose values :func:`affine_values` gives from the two sums (with the conditions of :func:`is_affine`)."""
+AFFINE_FAMILIES: frozenset[str] = frozenset(str(m.NAME) for m in FAMILIES if m.AFFINE_IN_SD)
+"""Families whose values :func:`affine_values` gives from the two sums (with the conditions of :func:`is_affine`):
+those that declare :attr:`~ir_rarity.measures.base.RarityMeasure.AFFINE_IN_SD`."""
+
+
+def _ap_weights(rank: np.ndarray, cell: np.ndarray) -> np.ndarray:
+    """AP_rare: the sum of 1/i over the cell's relevant rows at or below each row, added from the bottom up."""
+    return kernels.segmented_cumsum((1.0 / (rank + 1.0))[::-1], cell[::-1])[::-1]
+
+
+_POSITION_WEIGHTS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "P_rare": lambda rank, cell: np.ones(len(rank)),
+    "nDCG_rare": lambda rank, cell: 1.0 / np.log2(rank + 2.0),
+    "AP_rare": _ap_weights,
+}
+""":math:`u_j` of each affine family, from the rows' 0-based ranks and cells (the family's kernel in this form)."""
+if set(_POSITION_WEIGHTS) != AFFINE_FAMILIES:  # a family declared AFFINE_IN_SD needs its weights here
+    raise ImportError(f"ir_rarity.engine.affine: position weights for {sorted(AFFINE_FAMILIES)}, "
+                      f"defined for {sorted(_POSITION_WEIGHTS)}")
 
 
 def is_affine(measure: Measure, n_systems: int) -> bool:
@@ -68,12 +88,7 @@ def position_weights(measure: Measure, rank: np.ndarray, cell: np.ndarray, label
         labels: Label of each row (read with ``gain='graded'``).
 
     """
-    if measure.NAME == "P_rare":
-        weight = np.ones(len(rank))
-    elif measure.NAME == "nDCG_rare":
-        weight = 1.0 / np.log2(rank + 2.0)
-    else:  # AP_rare: sum of 1/i over the cell's relevant rows at or below this one, added from the bottom up
-        weight = kernels.segmented_cumsum((1.0 / (rank + 1.0))[::-1], cell[::-1])[::-1]
+    weight = _POSITION_WEIGHTS[str(measure.NAME)](rank, cell)
     if measure["gain"] == "graded":
         weight = weight * labels.astype(np.float64)
     return weight

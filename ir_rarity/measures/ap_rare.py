@@ -30,6 +30,10 @@ class _AP_rare(RarityWeightedMeasure):
     PRETTY_NAME = "Rarity-weighted average precision"
     SHORT_DESC = "Average precision in which each precision is the rarity-weighted P_rare at that rank."
     SUPPORTED_PARAMS = rarity_params(cutoff_required=False)
+    BASE_MEASURE = "AP"
+    AFFINE_IN_SD = True
+    BATCHES_SAMPLES = True
+    ALPHA_CURVE = True
 
 
 AP_rare = _AP_rare()

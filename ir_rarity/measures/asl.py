@@ -113,6 +113,7 @@ class _ASL(RarityMeasure):
     HIGHER_IS_BETTER: ClassVar[bool] = False
     NEEDS_POOL: ClassVar[bool] = False
     SKIPS_UNDEFINED: ClassVar[bool] = True
+    BATCHES_SAMPLES: ClassVar[bool] = True
     """A query without relevant documents has no value (NaN) and is left out of the mean."""
     SCORES_EMPTY_RANKINGS: ClassVar[bool] = True
     """Queries the run retrieved nothing for are computed (all relevant documents unretrieved), not defaulted."""

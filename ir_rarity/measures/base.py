@@ -56,6 +56,20 @@ class RarityMeasure(ir_measures.Measure):
     RELEVANT_ROWS_ONLY: ClassVar[bool] = False
     """Whether the kernel reads only the relevant rows of a ranking (with ``judged_only=False``): every other row
     has gain 0, so the values are the same on the relevant rows alone (with the cells that hold a ranking)."""
+    BASE_MEASURE: ClassVar[str | None] = None
+    """The standard ir_measures measure the family is read against (``"P"`` for ``P_rare``): the rarity gain of a
+    run is its value over this one (the report's comparison), and ``alpha=0`` gives it where the family has an
+    ``alpha``. None for a family with no standard counterpart (ASL)."""
+    AFFINE_IN_SD: ClassVar[bool] = False
+    """Whether a value is an affine function of the counts S_d with linear rarity (the position weights of
+    :mod:`ir_rarity.engine.affine`): samples of a campaign are then scored from tables of misses per pair of runs
+    (subject to the parameter conditions of :func:`ir_rarity.engine.affine.is_affine`)."""
+    BATCHES_SAMPLES: ClassVar[bool] = False
+    """Whether the engine scores many samples of a campaign's runs in one batch (its kernel reads no row past the
+    cutoff); other families are scored sample by sample."""
+    ALPHA_CURVE: ClassVar[bool] = False
+    """Whether the meta-evaluation traces the family against its :attr:`BASE_MEASURE` as alpha grows (Kendall's tau
+    between the rankings of the runs at each alpha, Türkmen, Lease & Kutlu, ECIR 2023, section 4)."""
 
     def __init__(self, **params: Any) -> None:
         for name, value in list(params.items()):

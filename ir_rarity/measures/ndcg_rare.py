@@ -33,6 +33,9 @@ class _nDCG_rare(RarityWeightedMeasure):
     PRETTY_NAME = "Rarity-weighted nDCG"
     SHORT_DESC = "nDCG in which each relevant document's gain is multiplied by 1 + alpha times its rarity."
     SUPPORTED_PARAMS = rarity_params(cutoff_required=False, gain_default="graded")
+    BASE_MEASURE = "nDCG"
+    AFFINE_IN_SD = True
+    BATCHES_SAMPLES = True
 
 
 nDCG_rare = _nDCG_rare()

@@ -53,6 +53,7 @@ class _U_novel(RarityMeasure):
                              desc="additive smoothing of both probabilities, > 0: keeps log(0) out"),
         "pool": pool_param(),
     }
+    BASE_MEASURE = "P"
     SCORES_EMPTY_RANKINGS: ClassVar[bool] = True
     """A query the system retrieved nothing for still has a value: it misses every relevant document."""
 

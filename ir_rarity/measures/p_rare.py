@@ -36,6 +36,10 @@ class _P_rare(RarityWeightedMeasure):
     PRETTY_NAME = "Rarity-weighted precision at k"
     SHORT_DESC = "Precision at k where each relevant document also earns alpha times its rarity 1 - S_d/S."
     SUPPORTED_PARAMS = rarity_params(cutoff_required=True)
+    BASE_MEASURE = "P"
+    AFFINE_IN_SD = True
+    BATCHES_SAMPLES = True
+    ALPHA_CURVE = True
 
 
 P_rare = _P_rare()

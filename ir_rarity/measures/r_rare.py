@@ -35,6 +35,7 @@ class _R_rare(RarityWeightedMeasure):
     PRETTY_NAME = "Rarity-weighted recall at k"
     SHORT_DESC = "Recall at k where each relevant document weighs 1 + alpha times its rarity 1 - S_d/S."
     SUPPORTED_PARAMS = rarity_params(cutoff_required=False)
+    BASE_MEASURE = "R"
     MAX_ALPHA = float("inf")  # any finite alpha: a ratio of scaled weights
 
 

@@ -15,6 +15,7 @@ import ir_measures
 import pandas as pd
 
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
 from ir_rarity.scoring import evaluate_campaign
@@ -26,8 +27,10 @@ __all__ = ["DEFAULT_ALPHAS", "PAIRS", "curve_measures", "curve_parameters", "per
 DEFAULT_ALPHAS: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(11))
 """The rarity weights of Figure 2: 0, 0.1, ..., 1."""
 
-PAIRS: tuple[tuple[str, str], ...] = (("P_rare", "P"), ("AP_rare", "AP"))
-"""Each rarity measure of the curve and its base measure (the rarity measure at alpha = 0)."""
+PAIRS: tuple[tuple[str, str], ...] = tuple((str(m.NAME), str(m.BASE_MEASURE)) for m in FAMILIES
+                                           if m.ALPHA_CURVE and m.BASE_MEASURE)
+"""Each rarity measure of the curve and its base measure (the rarity measure at alpha = 0): the families that
+declare :attr:`~ir_rarity.measures.base.RarityMeasure.ALPHA_CURVE`."""
 
 MeasureLike = ir_measures.Measure | str
 

@@ -35,13 +35,14 @@ from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rows import Rows, Selection, Subrows
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.pool.overlaps import MissTable
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["BATCHED_FAMILIES", "CHUNK_ELEMENTS", "PrefixScores", "SubsetScorer", "newcomer_prefix_scores"]
 
-BATCHED_FAMILIES: frozenset[str] = frozenset({"P_rare", "AP_rare", "nDCG_rare", "ASL"})
+BATCHED_FAMILIES: frozenset[str] = frozenset(str(m.NAME) for m in FAMILIES if m.BATCHES_SAMPLES)
 """Measure families :meth:`SubsetScorer.batch_scores` scores many trials at once: their kernels read S and the S_d of
 their own rows only. ``R_rare`` (the campaign's S_d of documents not retrieved) and ``U_novel`` (the campaign's
 reading probabilities) read what differs per trial otherwise, and are scored trial by trial."""

@@ -25,6 +25,7 @@ from ir_rarity.compare.table import CampaignTable, campaign_table
 from ir_rarity.compare.uncertainty import composition, depends_on_pool
 from ir_rarity.engine.result import MODES, Evaluation
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
@@ -42,8 +43,9 @@ __all__ = ["DEFAULT_MEASURES", "ReportData", "Settings", "assemble"]
 DEFAULT_MEASURES = ["P@10", "P@100", "AP", "nDCG@10", "P_rare(alpha=0.5)@100", "AP_rare@100", "ASL@g1-10", "ASL"]
 """The measures of a report when none are given: standard, rarity and depth (ASL) measures."""
 
-BASES = {"P_rare": "P", "AP_rare": "AP", "nDCG_rare": "nDCG", "R_rare": "R", "U_novel": "P"}
-"""The standard measure each rarity measure weighs (at the same cutoff when one was evaluated)."""
+BASES = {str(m.NAME): str(m.BASE_MEASURE) for m in FAMILIES if m.BASE_MEASURE}
+"""The standard measure each rarity measure weighs (at the same cutoff when one was evaluated): each family's
+:attr:`~ir_rarity.measures.base.RarityMeasure.BASE_MEASURE`."""
 
 
 @dataclass

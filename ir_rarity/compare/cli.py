@@ -46,7 +46,9 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
                    help="pools drawn by the bootstrap over teams (200)")
     g.add_argument("--plot", metavar="FILE", help="with --composition: plot ranks and ranges (PNG) of the first "
                                                   "pool-dependent measure")
-    g.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstraps (0)")
+    g.add_argument("--seed", type=int, default=0,
+                   help="seed of the randomization test and the bootstraps (0); each bootstrap draws from "
+                        "numpy.random.default_rng(SEED), scipy.stats.bootstrap's rng=")
 
 
 def wants_table(args: argparse.Namespace) -> bool:

@@ -18,8 +18,9 @@ where its value is lower.
 
 Each comparison also gets its size (:mod:`ir_rarity.stats.effects`): the mean of the oriented differences
 ``diff`` with a paired bootstrap confidence interval over the queries (``diff low``, ``diff high``: percentile or
-BCa, exactly :func:`scipy.stats.bootstrap` on the differences with ``random_state=seed``) and Cohen's paired
-effect size ``d_z`` = mean / standard deviation (ddof 1) of the differences, NaN when they are all equal.
+BCa, exactly :func:`scipy.stats.bootstrap` on the differences with ``rng=np.random.default_rng(seed)``, the
+generator of each mean's interval) and Cohen's paired effect size ``d_z`` = mean / standard deviation (ddof 1) of
+the differences, NaN when they are all equal.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
     ``diff`` (equal to ``difference``) is the mean of the :math:`\delta_q`; ``diff low`` and ``diff high`` its
     ``diff_level`` paired bootstrap interval over the common queries, exactly
     ``scipy.stats.bootstrap((delta,), np.mean, confidence_level=diff_level, n_resamples=resamples,
-    method="percentile" | "BCa", random_state=seed)``; ``d_z`` is Cohen's :math:`\bar\delta / s_\delta`
+    method="percentile" | "BCa", rng=np.random.default_rng(seed))``; ``d_z`` is Cohen's :math:`\bar\delta / s_\delta`
     (``ddof=1``), NaN when all :math:`\delta_q` are equal (see :mod:`ir_rarity.stats.effects`).
 
     Args:

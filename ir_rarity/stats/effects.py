@@ -7,8 +7,11 @@ For two runs scored on the same queries, with the per-query differences :math:`d
   resampled with replacement (resampling queries keeps each query's pair together) and the interval is either the
   ``percentile`` interval or the bias-corrected and accelerated ``bca`` interval (Efron, JASA 1987, ch. 14 of the
   book). It *is* :func:`scipy.stats.bootstrap` ``((d,), np.mean, confidence_level=level, n_resamples=resamples,
-  method="percentile" | "BCa", random_state=seed)``, called on the differences (in blocks of resamples, which
-  draws the same numbers), so the two agree exactly;
+  method="percentile" | "BCa", rng=np.random.default_rng(seed))``, called on the differences (in blocks of
+  resamples, which draws the same numbers), so the two agree exactly. The generator is the one the interval of
+  each mean uses (:func:`ir_rarity.stats.intervals.bootstrap_interval`): a :class:`numpy.random.Generator` made
+  by :func:`numpy.random.default_rng` from the seed, not the legacy ``RandomState`` that scipy makes of an int
+  ``random_state``;
 * **Cohen's** :math:`d_z = \bar d / s_d` (Cohen, *Statistical Power Analysis for the Behavioral Sciences*, 2nd
   ed. 1988, sec. 2.3.5), :math:`s_d` the standard deviation of the differences with ``ddof=1``; NaN when
   :math:`s_d = 0` (all differences equal: no spread to measure the mean against; "equal" up to rounding,
@@ -24,7 +27,10 @@ gives NaN, a warning silenced here), the percentile interval is then that one va
 
 from __future__ import annotations
 
+import inspect
 import warnings
+from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +41,15 @@ __all__ = ["DIFF_INTERVALS", "cohens_dz", "mean_difference_interval", "paired_ef
 
 _BLOCK = 2_000_000  # float64 elements of one block of resamples (16 MB)
 _SCIPY_METHOD = {"percentile": "percentile", "bca": "BCa"}
+
+
+@cache
+def _generator_keyword(bootstrap: Any) -> str:
+    """The keyword by which ``scipy.stats.bootstrap`` takes a generator: ``rng`` (scipy >= 1.15), else ``random_state``.
+
+    Both use a :class:`numpy.random.Generator` given to them as it is, so the draws are the same either way.
+    """
+    return "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
 
 
 def _method(method: str) -> str:
@@ -70,7 +85,8 @@ def mean_difference_interval(diffs: np.ndarray, level: float = 0.95, resamples: 
         level: Confidence level, e.g. 0.95.
         resamples: Bootstrap resamples of the queries.
         method: ``"percentile"`` or ``"bca"``.
-        seed: Passed to scipy as ``random_state`` (an int seeds it; a generator is used and advanced).
+        seed: Made a generator by :func:`numpy.random.default_rng` (a generator given is used and advanced) and
+            passed to scipy as ``rng``.
 
     Returns:
         ``(low, high)``; NaN with fewer than two differences, and for a BCa interval of equal differences.
@@ -90,11 +106,12 @@ def mean_difference_interval(diffs: np.ndarray, level: float = 0.95, resamples: 
     d = d[~np.isnan(d)]
     if len(d) < 2:
         return float("nan"), float("nan")
+    generator = {_generator_keyword(sps.bootstrap): np.random.default_rng(seed)}
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", sps.DegenerateDataWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         ci = sps.bootstrap((d,), np.mean, confidence_level=float(level), n_resamples=int(resamples),
-                           method=how, random_state=seed, batch=max(1, _BLOCK // len(d))).confidence_interval
+                           method=how, batch=max(1, _BLOCK // len(d)), **generator).confidence_interval
     return float(ci.low), float(ci.high)
 
 
@@ -103,7 +120,8 @@ def paired_effects(delta: np.ndarray, level: float = 0.95, resamples: int = 10_0
     """Mean difference, its bootstrap interval and Cohen's d_z of each row of pairs x queries differences.
 
     Each row is one pair's differences, NaN where a query lacks a value for either run (left out of that pair
-    only). With an int ``seed`` every row is resampled as scipy would with ``random_state=seed``.
+    only). With an int ``seed`` every row is resampled as scipy would with ``rng=np.random.default_rng(seed)``,
+    a new generator for each row (so a row's interval does not depend on the rows before it).
 
     Returns:
         ``{"diff", "diff low", "diff high", "d_z"}``, one value per row.

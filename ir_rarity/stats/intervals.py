@@ -6,9 +6,13 @@ mean itself (as for Atomized Search Length).
 
 * **Bootstrap** (Efron & Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall 1993, ch. 13):
   ``resamples`` draws of the queries with replacement, the same draws for every run (so that intervals of
-  different runs are comparable and one matrix product gives all resampled means at once); the interval is the
-  :math:`(1 \pm \text{level}) / 2` percentiles of the resampled means. Its draws are those of
-  :func:`scipy.stats.bootstrap` with ``method="percentile"`` and the same generator, so the two agree.
+  different runs are comparable and all runs' resampled means come from one gather per block); the interval is
+  the :math:`(1 \pm \text{level}) / 2` quantiles (Hyndman & Fan's definition 7, "linear") of the resampled
+  means. Each run's interval *is* ``scipy.stats.bootstrap((x,), np.mean, n_resamples=resamples,
+  confidence_level=level, method="percentile", rng=np.random.default_rng(seed))`` on that run's values ``x``
+  (``np.nanmean`` with ``skip_undefined``): the same generator, the same draws, the same sums and the same
+  quantile arithmetic, equal to the last digit (scipy 1.15 and later; before, scipy took numpy's percentile,
+  equal up to rounding).
 * **t-interval** (Student, "The probable error of a mean", Biometrika 1908):
   :math:`\bar x \pm t_{(1 + \text{level})/2,\, n - 1}\, s / \sqrt n` over the run's ``n`` queries with a value.
 
@@ -44,19 +48,41 @@ def _prepared(values: np.ndarray, skip_undefined: bool) -> tuple[np.ndarray, np.
     return np.where(defined, values, 0.0), defined
 
 
-def _resampled_means(filled: np.ndarray, defined: np.ndarray, drawn: np.ndarray) -> np.ndarray:
-    """Resamples x runs means of the queries ``drawn`` (resamples x queries indices), one block at a time."""
+def _resampled_means(filled: np.ndarray, defined: np.ndarray, drawn: np.ndarray, skip_undefined: bool
+                     ) -> np.ndarray:
+    """Runs x resamples means of the queries ``drawn`` (resamples x queries indices), one block at a time.
+
+    Each mean is the sum of the drawn values along the last axis divided by their count, the arithmetic of
+    ``np.mean`` (and ``np.nanmean``) over one resample, so that the means are scipy's to the last digit.
+    """
     n_runs, n_queries = filled.shape
-    means = np.empty((len(drawn), n_runs))
-    step = max(1, _BLOCK // max(n_queries, n_runs))
+    means = np.empty((n_runs, len(drawn)))
+    step = max(1, _BLOCK // max(n_queries * n_runs, 1))
     for start in range(0, len(drawn), step):
         block = drawn[start:start + step]
-        # How often each query is drawn in each resample: resampled sums are then one matrix product.
-        weight = np.zeros((len(block), n_queries))
-        np.add.at(weight, (np.repeat(np.arange(len(block)), n_queries), block.reshape(-1)), 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means[start:start + step] = (weight @ filled.T) / (weight @ defined.T.astype(float))
+            # np.take gives C order (fancy indexing would not), so each resample is summed as np.mean sums it
+            count = np.take(defined, block, axis=1).sum(axis=-1) if skip_undefined else n_queries
+            means[:, start:start + step] = np.take(filled, block, axis=1).sum(axis=-1) / count
     return means
+
+
+def _quantiles(samples: np.ndarray, p: float) -> np.ndarray:
+    r"""The ``p`` quantile of each row (Hyndman & Fan's definition 7), NaN left out; NaN for a row of NaN only.
+
+    :math:`j + g = p\,n + 1 - p` (1-based) and the quantile is :math:`(1 - g)\, y_{(j)} + g\, y_{(j + 1)}`,
+    in the arithmetic of :func:`scipy.stats.quantile` (which :func:`scipy.stats.bootstrap` uses).
+    """
+    y = np.sort(samples, axis=-1)  # NaN sort last
+    n = (~np.isnan(y)).sum(axis=-1).astype(float)
+    jg = p * n + (1.0 - p)
+    j = jg // 1 - 1.0
+    g = np.where(j < 0, 0.0, jg % 1)
+    top = np.maximum(n - 1.0, 0.0)
+    lo = np.clip(j, 0.0, top).astype(np.int64)[:, None]
+    hi = np.clip(jg // 1, 0.0, top).astype(np.int64)[:, None]
+    out = (1.0 - g) * np.take_along_axis(y, lo, axis=-1)[:, 0] + g * np.take_along_axis(y, hi, axis=-1)[:, 0]
+    return np.where(n > 0, out, np.nan)
 
 
 def bootstrap_interval(values: np.ndarray, level: float = 0.95, resamples: int = 10_000,
@@ -76,11 +102,14 @@ def bootstrap_interval(values: np.ndarray, level: float = 0.95, resamples: int =
         values: Runs x queries per-query values, queries in the caller's (canonical) order.
         level: Confidence level, e.g. 0.95.
         resamples: Number of bootstrap resamples of the queries.
-        seed: Seed or generator; the same seed gives the same intervals.
+        seed: Seed or generator, made a generator by :func:`numpy.random.default_rng` (a generator given is
+            used and advanced); the same seed gives the same intervals.
         skip_undefined: Average over the queries with a value (NaN left out) instead of all queries.
 
     Returns:
-        ``(lower, upper)``, one bound per run (NaN for a run whose every resample has no value).
+        ``(lower, upper)``, one bound per run. With ``skip_undefined`` a resample that draws only queries
+        without a value has no mean and is left out of the quantiles (scipy's interval would be NaN); NaN for a
+        run whose every resample has no value.
 
     Raises:
         ParameterError: A level outside (0, 1), fewer than 2 resamples, or values that are not a matrix.
@@ -93,15 +122,12 @@ def bootstrap_interval(values: np.ndarray, level: float = 0.95, resamples: int =
     n_runs, n_queries = filled.shape
     if n_queries == 0:
         return np.full(n_runs, np.nan), np.full(n_runs, np.nan)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the one generator: scipy.stats.bootstrap(..., rng=default_rng(seed))
     drawn = rng.integers(0, n_queries, size=(resamples, n_queries))  # the draws of scipy.stats.bootstrap
-    means = _resampled_means(filled, defined, drawn)
+    means = _resampled_means(filled, defined, drawn, skip_undefined)
     tail = (1.0 - level) / 2.0
-    percentile = np.nanpercentile if skip_undefined else np.percentile
     with np.errstate(invalid="ignore"):
-        lower = percentile(means, 100.0 * tail, axis=0)
-        upper = percentile(means, 100.0 * (1.0 - tail), axis=0)
-    return np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        return _quantiles(means, tail), _quantiles(means, 1.0 - tail)
 
 
 def t_interval(values: np.ndarray, level: float = 0.95, skip_undefined: bool = False

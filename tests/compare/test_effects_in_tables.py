@@ -23,7 +23,7 @@ EFFECTS = ("diff", "diff low", "diff high", "d_z")
 
 def _scipy(d: np.ndarray, level: float, resamples: int, method: str, seed: int) -> tuple[float, float]:
     ci = sps.bootstrap((d,), np.mean, confidence_level=level, n_resamples=resamples, method=method,
-                       random_state=seed).confidence_interval
+                       rng=np.random.default_rng(seed)).confidence_interval  # the generator of the mean's interval
     return float(ci.low), float(ci.high)
 
 

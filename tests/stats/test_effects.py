@@ -12,7 +12,7 @@ from ir_rarity.stats import DIFF_INTERVALS, cohens_dz, mean_difference_interval,
 
 def _scipy(d: np.ndarray, level: float, resamples: int, method: str, seed: int) -> tuple[float, float]:
     ci = sps.bootstrap((d,), np.mean, confidence_level=level, n_resamples=resamples, method=method,
-                       random_state=seed).confidence_interval
+                       rng=np.random.default_rng(seed)).confidence_interval  # the generator of the mean's interval
     return float(ci.low), float(ci.high)
 
 

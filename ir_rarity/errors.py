@@ -22,6 +22,7 @@ __all__ = [
     "ParameterError",
     "RarityError",
     "RarityWarning",
+    "SkippedFilesNotice",
     "TeamNotice",
     "did_you_mean",
     "warn",
@@ -40,9 +41,13 @@ class InputError(RarityError, ValueError):
         source: The file name or a description of the in-memory input.
         line: The 1-based line number in ``source``, when known.
 
+    Attributes:
+        message: What is wrong, without the source and line (``str(error)`` has them in front).
+
     """
 
     def __init__(self, message: str, source: str | None = None, line: int | None = None) -> None:
+        self.message = message
         self.source = source
         self.line = line
         where = ""
@@ -80,6 +85,10 @@ class Notice(RarityWarning):
 
 class TeamNotice(Notice):
     """Runs that a team file does not list were each counted as a team of their own."""
+
+
+class SkippedFilesNotice(Notice):
+    """A run folder (or glob) held entries that were not read: hidden files, subfolders, FIFOs, sockets, devices."""
 
 
 class MemberNotice(Notice):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ir_rarity.errors import InputError
+from ir_rarity.errors import InputError, SkippedFilesNotice, warn
 
 __all__ = ["FileSignature", "Origin", "expand_run_paths", "file_kind", "file_signature", "origin_of", "path_specs",
            "run_files"]
@@ -29,6 +29,9 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     """The files a run argument names: the file itself; a folder's non-hidden regular files; a glob's files.
 
     Sorted by name (a folder, a glob). The one rule for every reader and for the command line's output checks.
+    Nothing is left out silently: hidden entries of a folder, and entries of a folder or glob that are not regular
+    files (subfolders, FIFOs, sockets, devices), are named in one :class:`~ir_rarity.errors.SkippedFilesNotice`
+    (a file named explicitly, a FIFO too, is read).
 
     Raises:
         InputError: nothing exists at ``spec``, an empty folder, or a pattern that matches no file.
@@ -40,15 +43,17 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
         return [path]
     if path.is_dir():
         try:
-            entries = [p for p in path.iterdir() if not p.name.startswith(".")]
+            with os.scandir(text) as listing:  # one listing: the entries' types come with their names
+                entries = list(listing)
         except OSError as e:
             raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", text) from None
-        files = _regular_files(entries)
+        hidden = sorted((e.name for e in entries if e.name.startswith(".")), key=str)
+        files = _regular_files([e for e in entries if not e.name.startswith(".")], text, hidden)
         if not files:
             raise InputError("directory holds no run files", text)
         return files
     if _GLOB_CHARS & set(text):
-        files = _regular_files([Path(p) for p in glob.glob(text)])
+        files = _regular_files([Path(p) for p in glob.glob(text)], text, [])
         if not files:
             raise InputError("no file matches this pattern", text)
         return files
@@ -57,26 +62,62 @@ def expand_run_paths(spec: str | os.PathLike[str]) -> list[Path]:
     return [path]
 
 
-def _regular_files(entries: Sequence[Path]) -> list[Path]:
-    """The regular files (or links to them) among a folder's or a glob's ``entries``, sorted; subfolders skipped.
+def _kind(mode: int) -> str | None:
+    """What a file of ``mode`` is, if not a regular file (None)."""
+    for test, name in ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _regular_files(entries: Sequence[Path | os.DirEntry[str]], spec: str, hidden: Sequence[str]) -> list[Path]:
+    """The regular files (or links to them) among a folder's or a glob's ``entries``, sorted.
+
+    The rest (subfolders, FIFOs, sockets, devices) and the folder's ``hidden`` entries are named in one
+    :class:`~ir_rarity.errors.SkippedFilesNotice` about ``spec``.
 
     Raises:
         InputError: a broken symbolic link or an entry that cannot be examined, naming it (never skipped silently:
             a run missing from a campaign changes every rarity value).
 
     """
-    files = []
-    for p in entries:
+    files, skipped = [], []
+    for entry in entries:
         try:
-            mode = p.stat().st_mode
+            if isinstance(entry, os.DirEntry) and entry.is_file():  # the listing's type: no stat (a link: one)
+                files.append(Path(entry.path))
+                continue
+            mode = entry.stat().st_mode
         except FileNotFoundError:
             raise InputError("a broken symbolic link among the run files (its target does not exist)",
-                             os.fspath(p)) from None
+                             os.fspath(entry)) from None
         except OSError as e:
-            raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", os.fspath(p)) from None
-        if stat.S_ISREG(mode):
-            files.append(p)
+            raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", os.fspath(entry)) from None
+        kind = _kind(mode)
+        if kind is None:
+            files.append(Path(entry))
+        else:
+            skipped.append(f"{os.path.basename(os.fspath(entry))}: {kind}")
+    if skipped or hidden:
+        warn(f"{spec}: skipped {_skipped(sorted(skipped), hidden)}; name them explicitly to read them",
+             SkippedFilesNotice)
     return sorted(files)
+
+
+def _skipped(others: Sequence[str], hidden: Sequence[str]) -> str:
+    """``N entries that are not regular files (a: fifo, ...) and M hidden files (.env, ...)``."""
+
+    def names(items: Sequence[str]) -> str:
+        return ", ".join(items[:5]) + (f", and {len(items) - 5} more" if len(items) > 5 else "")
+
+    parts = []
+    if others:
+        parts.append(f"1 entry that is not a regular file ({names(others)})" if len(others) == 1 else
+                     f"{len(others)} entries that are not regular files ({names(others)})")
+    if hidden:
+        parts.append(f"{len(hidden)} hidden {'entry' if len(hidden) == 1 else 'entries'} ({names(hidden)})")
+    return " and ".join(parts)
 
 
 def file_kind(path: str | os.PathLike[str]) -> str:

@@ -98,8 +98,8 @@ def test_every_input_is_checked_before_simulating(hand_files: dict[str, Path], t
             str(tmp_path / "report")]
     for extra in (["--teams", str(tmp_path / "missing.csv")], ["--loto-teams", "some"],
                   ["--leaderboard", str(tmp_path / "missing.csv")]):
-        status, err, _ = _main_without_simulating(monkeypatch, [*base, *extra])
+        status, err = _main_without_simulating(monkeypatch, [*base, *extra])
         assert status == 2 and len(err.strip().splitlines()) == 1, (extra, err)
-    status, err, _ = _main_without_simulating(monkeypatch, ["pooling", str(tmp_path / "nope"), *base[2:]])
+    status, err = _main_without_simulating(monkeypatch, ["pooling", str(tmp_path / "nope"), *base[2:]])
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert isinstance(cli.build_parser(), argparse.ArgumentParser)

@@ -13,8 +13,10 @@ Given the query ids, the queries are put in natural order of their ids
 (:func:`ir_rarity.stats.scores.natural_order`) before any seeded draw, so a randomization p-value does not depend
 on the order the data came in. All tests are two-sided. The p-values of one measure form one family, corrected by
 :func:`ir_rarity.stats.corrections.correct` (statsmodels' ``multipletests``: ``bonferroni``, ``holm``,
-``fdr_bh``...). Every count is direction-aware: for a lower-is-better measure (ASL) a run is *better* on a query
-where its value is lower.
+``fdr_bh``...). A comparison ``(a, b)`` and its mirror ``(b, a)`` (two baselines compared with each other) test one
+hypothesis, the same two-sided null: the family holds each unordered pair of runs once, tested in the orientation
+listed first, and both rows carry its p-value, corrected p-value and decision. Every count is direction-aware:
+for a lower-is-better measure (ASL) a run is *better* on a query where its value is lower.
 
 Each comparison also gets its size (:mod:`ir_rarity.stats.effects`): the mean of the oriented differences
 ``diff`` with a paired bootstrap confidence interval over the queries (``diff low``, ``diff high``: percentile or
@@ -37,7 +39,7 @@ from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.stats import PairTest, correct, natural_order, paired_effects, paired_pvalues
 from ir_rarity.stats.ties import differences
 
-__all__ = ["TEST_NAMES", "compare_values", "comparison_pairs"]
+__all__ = ["TEST_NAMES", "compare_values", "comparison_pairs", "hypotheses"]
 
 
 def comparison_pairs(names: Sequence[str], baselines: Sequence[str] | None = None,
@@ -67,6 +69,27 @@ def comparison_pairs(names: Sequence[str], baselines: Sequence[str] | None = Non
     return [(n, str(b)) for b in dict.fromkeys(baselines) for n in names if n != str(b)]
 
 
+def hypotheses(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The correction family of some ``(run, reference)`` pairs: each unordered pair of runs once.
+
+    ``(a, b)`` and ``(b, a)`` test one two-sided hypothesis (two baselines compared with each other appear both
+    ways round), so the family holds the pair once, in the orientation listed first.
+
+    Args:
+        pairs: ``(k, 2)`` row indices ``(run, reference)``.
+
+    Returns:
+        ``(tested, hypothesis)``: the rows of ``pairs`` that are tested (first of each unordered pair, in order),
+        and for every row the position in ``tested`` of its hypothesis.
+
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    first: dict[tuple[int, int], int] = {}
+    row_of = [first.setdefault((min(a, b), max(a, b)), k) for k, (a, b) in enumerate(pairs.tolist())]
+    tested = np.array(sorted(set(row_of)), dtype=np.int64)
+    return tested, np.searchsorted(tested, np.array(row_of, dtype=np.int64))
+
+
 def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], baselines: Sequence[str] | None = None,
                    *, all_pairs: bool = False, test: str | PairTest = "t", correction: str | None = None,
                    alpha: float = 0.05, trials: int = 10_000, seed: int | np.random.Generator | None = 0,
@@ -76,7 +99,9 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
 
     For each measure, each pair ``(run, reference)`` is tested on its common queries (see
     :func:`ir_rarity.stats.paired.paired_pvalues`) and the measure's p-values are corrected as one family
-    (:func:`ir_rarity.stats.corrections.correct`). With the oriented differences
+    (:func:`ir_rarity.stats.corrections.correct`) of the distinct unordered pairs (:func:`hypotheses`): with
+    several baselines, ``(a, b)`` and its mirror ``(b, a)`` are one hypothesis, tested once (as listed first) and
+    counted once; both rows carry its p-value. With the oriented differences
     :math:`\delta_q = \pm(s_{\text{run},q} - s_{\text{reference},q})` (the sign making positive mean *better*,
     lower for ASL), ``better`` and ``worse`` count the queries with :math:`\delta_q > 0` and :math:`\delta_q < 0`,
     and ``run_better`` says whether :math:`\sum_q \delta_q > 0`. With ``query_ids`` the queries are put in natural
@@ -107,13 +132,14 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
     Returns:
         Columns ``measure, run, reference, queries, better, worse, ties, difference`` (mean of the oriented
         differences), ``run_better, pvalue, pvalue_corrected, significant, diff, diff low, diff high, d_z``;
-        ``attrs`` holds ``test``, ``correction``, ``alpha``, ``diff_level``, ``diff_interval`` and
-        ``resamples``.
+        ``attrs`` holds ``test``, ``correction``, ``alpha``, ``diff_level``, ``diff_interval``, ``resamples``
+        and ``family`` (the hypotheses of each measure's family: the distinct unordered pairs).
 
     """
     pairs = comparison_pairs(names, baselines, all_pairs)
     position = {str(n): i for i, n in enumerate(names)}
     index = np.array([(position[a], position[b]) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
+    tested, hypothesis = hypotheses(index)  # a pair and its mirror: one hypothesis of the family
     parts = []
     order = None if query_ids is None else natural_order(query_ids)
     for measure, given in values.items():
@@ -124,8 +150,9 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
         delta = sign * differences(matrix[index[:, 0]], matrix[index[:, 1]])  # a tie is exactly 0
         common = ~np.isnan(delta)
         n = common.sum(axis=1)
-        p = paired_pvalues(matrix, index, test, trials, seed)
-        reject, corrected = correct(p, correction, alpha)
+        family = paired_pvalues(matrix, index[tested], test, trials, seed)
+        reject, corrected = correct(family, correction, alpha)
+        p, reject, corrected = family[hypothesis], reject[hypothesis], corrected[hypothesis]
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_delta = np.where(common, delta, 0.0).sum(axis=1) / np.where(n > 0, n, np.nan)
         parts.append(pd.DataFrame({
@@ -138,5 +165,5 @@ def compare_values(values: Mapping[Any, np.ndarray], names: Sequence[str], basel
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     frame.attrs.update({"test": test if isinstance(test, str) else getattr(test, "__name__", "custom"),
                         "correction": correction, "alpha": alpha, "diff_level": diff_level,
-                        "diff_interval": diff_interval, "resamples": resamples})
+                        "diff_interval": diff_interval, "resamples": resamples, "family": len(tested)})
     return frame

@@ -12,7 +12,10 @@ and renders them with the one table renderer (:func:`ir_rarity.tables.render`):
 * tsv, csv and jsonl carry the numbers behind the marks as columns: per measure and reference, the queries where
   the run is better and worse, the p-value, the corrected p-value and whether the difference is significant, the
   mean difference with its paired bootstrap interval and Cohen's d_z (:mod:`ir_rarity.stats.effects`); the
-  interval bounds; the composition ranges. The caption says what that interval and d_z are.
+  interval bounds; the composition ranges.
+
+The caption of the marked table explains the columns that table has, and no other: the mean differences and d_z
+are columns of tsv, csv and jsonl only (:meth:`CampaignTable.frame`), so the caption does not name them.
 """
 
 from __future__ import annotations
@@ -144,20 +147,23 @@ class CampaignTable:
         return out
 
     def caption(self) -> str:
-        """The pool, the test and correction, the letters, what bold means, the intervals and the composition."""
+        """The pool, the test and correction, the letters, bold, and each column the marked table has (no other)."""
         s = self.settings
         parts = [f"Computed against the {self.evaluation.describe()}."]
         if self.comparisons is not None:
             test = TEST_NAMES.get(s["test"], str(s["test"]))
             if s["test"] == "randomization":
                 test += f" ({s['trials']} trials, seed {s['seed']})"
-            correction = (f"{s['correction']} correction over the {s['family']} comparisons of each measure"
+            correction = (f"{s['correction']} correction over the {s['family']} pairs of runs compared on each "
+                          "measure"
                           if s.get("correction") else "no correction for multiple comparisons")
             legend = ", ".join(f"{label} = {run}" for run, label in self.labels().items())
             parts.append(f"Superscripts: significantly better than the run of that letter (two-sided {test}, "
                          f"{correction}, alpha = {s['alpha']}; better is lower for lower-is-better measures): "
                          f"{legend}.")
-            parts.append(self._effects_legend())
+            if self._shows_counts():
+                parts.append("Better/worse vs a letter: the queries on which the run is better / worse than that "
+                             "run.")
         lower = [self.name(m) for m in self.measures if not higher_is_better(m)]
         parts.append("Bold: the best value of each measure" + (f" (lowest for {', '.join(lower)})." if lower else "."))
         if s.get("ci"):
@@ -171,16 +177,6 @@ class CampaignTable:
                          f"pools with one other {unit[:-1]} left out of S and S_d; boot: {c['level']:.0%} interval "
                          f"of the rank over {c['resamples']} pools resampling the {unit} (seed {c['seed']}).")
         return " ".join(parts)
-
-    def _effects_legend(self) -> str:
-        """What the diff columns and d_z of the machine-readable table are."""
-        s = self.settings
-        method = "BCa" if str(s.get("diff_interval", "percentile")).lower() == "bca" else "percentile"
-        return (f"Diff: mean over the common queries of the paired difference run - reference (sign such that "
-                f"positive is better), with its {s.get('diff_level', 0.95):.0%} {method} bootstrap confidence "
-                f"interval resampling the queries' paired differences ({s['resamples']} resamples, seed "
-                f"{s['seed']}); d_z: Cohen's paired effect size, mean / standard deviation (ddof = 1) of the "
-                f"differences, undefined (NaN) when all differences are equal.")
 
     def render(self, fmt: str, places: int = 4) -> str:
         """The table as text: markers in markdown, latex and html, the numbers of :meth:`frame` in tsv, csv, jsonl."""
@@ -249,9 +245,13 @@ class CampaignTable:
         for i in range(len(self.order)):
             rows[i].append(_range(values[low].iloc[i], values[high].iloc[i], fmt_num))
 
+    def _shows_counts(self) -> bool:
+        """Whether the marked table has better/worse count columns (up to three references, not all pairs)."""
+        return self.comparisons is not None and len(self.references) <= 3 and not self.settings.get("all_pairs")
+
     def _count_cells(self, m: Any, columns: list[str], rows: list[list[Any]]) -> None:
         """Better/worse counts against each reference (up to three, and not for all pairs)."""
-        if self.comparisons is None or len(self.references) > 3 or self.settings.get("all_pairs"):
+        if not self._shows_counts():
             return
         labels, lookup = self.labels(), self._lookup()
         for ref in self.references:
@@ -336,7 +336,7 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
     if ci is not None:
         values = add_intervals(values, evaluation.values, evaluation.measures, ci, interval, resamples, seed,
                                evaluation.query_ids)
-    family = 0 if comparisons is None else int(len(comparisons) / max(len(evaluation.measures), 1))
+    family = 0 if comparisons is None else int(comparisons.attrs["family"])  # distinct unordered pairs
     settings = {"test": test, "correction": correction, "alpha": alpha, "trials": trials, "ci": ci,
                 "interval": interval, "resamples": resamples, "seed": seed, "all_pairs": all_pairs,
                 "family": family, "diff_interval": diff_interval, "diff_level": level}

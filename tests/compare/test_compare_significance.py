@@ -129,3 +129,29 @@ def test_pairs_and_bad_input():
         paired_pvalues(np.zeros((2, 3)), np.array([[0, 1]]), "anova")
     with pytest.raises(ParameterError, match="unknown correction"):
         correct(np.array([0.1]), "magic")
+
+
+@pytest.mark.parametrize("method", ["bonferroni", "holm", "fdr_bh"])
+def test_a_comparison_and_its_mirror_are_one_hypothesis(round1, method):
+    values, names = _subset(round1)
+    baselines = ["BBGhelani1", "run2", "crowd1"]  # 3 of the 7 runs
+    got = compare_values(values, names, baselines, test="t", correction=method, alpha=0.05)
+    # By hand: each baseline meets the 6 other runs (18 rows a measure); 3 of them are the baselines' pairs
+    # (BBGhelani1-run2, BBGhelani1-crowd1, run2-crowd1) listed both ways round: 18 - 3 = 15 hypotheses.
+    assert len(got) == 3 * 18 and got.attrs["family"] == 15
+    for measure, part in got.groupby("measure", sort=False):
+        rows = _rows(round1, str(measure))
+        seen: dict[frozenset[str], dict] = {}
+        for row in part.to_dict("records"):
+            seen.setdefault(frozenset((row["run"], row["reference"])), row)
+        assert len(seen) == 15
+        keys = list(seen)
+        p = np.array([stats.ttest_rel(*(rows[n] for n in sorted(k)), nan_policy="omit").pvalue for k in keys])
+        np.testing.assert_allclose([seen[k]["pvalue"] for k in keys], p, rtol=1e-9)
+        reject, corrected, _, _ = multipletests([seen[k]["pvalue"] for k in keys], alpha=0.05, method=method)
+        for k, c, r in zip(keys, corrected, reject, strict=True):
+            assert seen[k]["pvalue_corrected"] == pytest.approx(c, rel=1e-12) and seen[k]["significant"] == r
+        for row in part.to_dict("records"):  # the mirror carries its hypothesis' numbers
+            first = seen[frozenset((row["run"], row["reference"]))]
+            for col in ("pvalue", "pvalue_corrected", "significant"):
+                assert row[col] == first[col]

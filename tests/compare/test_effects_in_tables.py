@@ -101,17 +101,29 @@ def test_all_pairs_flip_the_interval(result):
     assert frame.loc[RUNS[1], f"P@10 vs {RUNS[0]} d_z"] == -frame.loc[RUNS[0], f"P@10 vs {RUNS[1]} d_z"]
 
 
-@pytest.mark.parametrize(("kwargs", "words"), [
-    ({"ci": 0.9}, ["90% percentile bootstrap", "300 resamples, seed 4", "Cohen's paired effect size", "ddof = 1"]),
-    ({"diff_interval": "bca"}, ["95% BCa bootstrap", "300 resamples, seed 4", "NaN"]),
-])
-def test_caption_legend(result, kwargs, words):
-    table = campaign_table(result, baselines=["BERT"], resamples=300, seed=4, **kwargs)
-    for fmt in ("markdown", "latex"):
-        text = table.render(fmt).replace(r"\%", "%")
-        assert "Diff: mean" in text and "d_z" in text.replace(r"d\_z", "d_z")
-        assert all(w in text for w in words), (fmt, words)
-    assert "Diff:" not in campaign_table(result, ci=0.9, resamples=300).render("markdown")
+def _header_and_caption(markdown: str) -> tuple[list[str], str]:
+    """The column names of a rendered markdown table and the text around it (its caption)."""
+    lines = markdown.splitlines()
+    header = next(line for line in lines if line.startswith("|"))
+    caption = " ".join(line for line in lines if line.strip() and not line.startswith("|"))
+    return [c.strip() for c in header.strip("|").split("|")], caption
+
+
+@pytest.mark.parametrize("kwargs", [{"baselines": ["BERT"], "ci": 0.9}, {"baselines": ["BERT"], "diff_interval": "bca"},
+                                    {"all_pairs": True, "correction": "holm"}, {"ci": 0.9}])
+def test_caption_names_only_columns_the_marked_table_has(result, kwargs):
+    table = campaign_table(result, resamples=300, seed=4, **kwargs)
+    columns, caption = _header_and_caption(table.render("markdown"))
+    assert "Diff" not in caption and "d_z" not in caption  # tsv, csv and jsonl columns, not this table's
+    assert ("Better/worse" in caption) == any("better/worse vs" in c for c in columns)
+    assert ("CI:" in caption) == any(c.endswith(" CI") for c in columns)
+    if "ci" in kwargs:
+        assert "90% confidence interval of the mean, percentile bootstrap over queries (300 resamples, seed 4)" \
+            in caption
+    latex = table.render("latex")
+    assert "Diff" not in latex and r"d\_z" not in latex
+    if kwargs.get("baselines"):  # the numbers the caption leaves out are the machine-readable table's columns
+        assert {f"P@10 vs BERT {c}" for c in EFFECTS} <= set(table.frame().columns)
 
 
 def test_cli_diff_interval(covid_pool, tmp_path):
@@ -127,6 +139,16 @@ def test_cli_diff_interval(covid_pool, tmp_path):
     assert row["P@10 vs BERT diff low"] <= row["P@10 vs BERT diff"] <= row["P@10 vs BERT diff high"]
     text = run_cli("eval", covid_round1.qrels, tmp_path, "-m", "P@10", "--baseline", "BERT", "--resamples", "300",
                    "--format", "markdown").stdout
-    assert "95% percentile bootstrap" in text
+    assert "Better/worse vs a letter" in text and "Diff" not in text  # no diff column in the marked table
     assert_cli_error(run_cli("eval", covid_round1.qrels, tmp_path, "-m", "P@10", "--diff-interval", "bca"),
                      "--diff-interval", "--baseline")
+
+
+def test_caption_counts_each_pair_of_baselines_once(result):
+    table = campaign_table(result, baselines=RUNS, correction="holm", resamples=200)  # 3 runs, all baselines
+    assert len(table.comparisons) == 2 * 6  # 6 rows a measure: every pair both ways round ...
+    _, caption = _header_and_caption(table.render("markdown"))
+    assert "holm correction over the 3 pairs of runs compared on each measure" in caption  # ... 3 hypotheses
+    frame = table.frame()
+    for a, b in (RUNS[:2], RUNS[1:], RUNS[::2]):
+        assert frame.loc[a, f"P@10 vs {b} p-value corrected"] == frame.loc[b, f"P@10 vs {a} p-value corrected"]

@@ -16,6 +16,11 @@ the provider's warm path, :mod:`ir_rarity.integrations.warm`); later calls read 
 * **Bound.** At most ``$IR_RARITY_CACHE_SIZE`` bytes (default 1 GiB; suffixes K, M, G accepted): after each
   write the least recently used tables (a hit refreshes a table's modification time) are removed until the
   cache fits.
+* **Only its own files.** The cache lists every table it writes in an index in its folder
+  (``ir_rarity-cache-index.json``); eviction and the removal of a damaged table touch only a listed table of the
+  cache's own name that is a regular file right in the folder (:mod:`ir_rarity.pool.cachefile`). Any other file
+  there (a count table the user exported as ``counts-trec-depth10.parquet``, with ``IR_RARITY_CACHE=.``) is never
+  removed and does not count toward the bound.
 * **Concurrency.** Tables are written to a temporary file in the cache folder and renamed into place
   (:func:`ir_rarity.io.files.write_with`), so a reader never sees a partial table; two processes counting the
   same campaign at once each write a whole table and the last rename wins.
@@ -48,6 +53,7 @@ from ir_rarity.pool.cachefile import (
     cache_limit,
     cache_path,
     evict,
+    forget,
     read_cached,
     touch,
     write_cached,
@@ -127,7 +133,7 @@ def _read(path: Path, key: str, origin: Origin, depth: int | None, scores: Any) 
                                       origin=origin, scores="float64" if cached.scores == "float64" else "float32")
     except InputError:  # damaged, foreign or of another key: never trusted, counted again
         with contextlib.suppress(OSError):
-            path.unlink()
+            forget(path)  # removed if the cache wrote it; else left, and replaced when the new table is written
         return None
     touch(path)  # most recently used
     return table

@@ -24,6 +24,15 @@ array                  dtype      holds
 ``sizes``, ``sums``    i8/u8      the members' fingerprints at the depth (rows within it, sum of row hashes)
 =====================  =========  ==========================================================================
 
+The cache touches only files it wrote. It keeps an index of them, ``ir_rarity-cache-index.json`` in the cache
+folder (name, key, size of each table; rewritten atomically under the lock file ``.ir_rarity-cache-index.lock``,
+so that processes writing at once lose no entry; a damaged or foreign index counts as empty). Eviction
+(:func:`evict`) and the removal of a damaged table (:func:`forget`) consider only a file that the index lists, that
+has the cache's own name (``counts-`` and 40 hexadecimal digits) and that is a regular file right in the cache
+folder (a symlink is never followed): a user's ``counts-trec-depth10.parquet`` in a folder the cache was pointed at
+(``IR_RARITY_CACHE=.``) is never removed. Tables written before the index existed are not listed and so are left
+in place (remove them by hand).
+
 Damage is caught by the archive's own CRC-32 of each member (``zipfile`` checks it as numpy reads the member),
 and every invariant a count table has is checked on load (:func:`read_cached`); a file that fails is never
 scored.
@@ -36,20 +45,22 @@ import hashlib
 import json
 import os
 import re
+import stat
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 import numpy as np
 
 from ir_rarity.errors import InputError
-from ir_rarity.io.files import write_with
+from ir_rarity.io.files import write_text, write_with
 from ir_rarity.pool.npz import check_members, json_header, pack_strings, string_array, unpack_strings
 from ir_rarity.pool.paths import Origin
 
-__all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "FORMAT", "LIMIT_ENV", "CachedCounts", "cache_dir",
-           "cache_key", "cache_limit", "cache_path", "evict", "read_cached", "touch", "write_cached"]
+__all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "FORMAT", "INDEX_NAME", "LIMIT_ENV", "CachedCounts",
+           "cache_dir", "cache_key", "cache_limit", "cache_path", "evict", "forget", "listed", "read_cached", "touch",
+           "write_cached"]
 
 CACHE_ENV = "IR_RARITY_CACHE"
 LIMIT_ENV = "IR_RARITY_CACHE_SIZE"
@@ -59,10 +70,15 @@ holds, so that no table counted before is read again. 2: tables kept as ``.npz``
 DEFAULT_LIMIT = 1 << 30
 """Default bound of the cache folder: 1 GiB."""
 FORMAT = "ir_rarity.counts-cache/1"
+INDEX_NAME = "ir_rarity-cache-index.json"
+"""The cache's index of the tables it wrote, in the cache folder (see the module docstring)."""
+_INDEX_FORMAT = "ir_rarity.cache-index/1"
+_LOCK_NAME = ".ir_rarity-cache-index.lock"
 
 _OFF = {"off", "0", "no", "false", "none"}
 _PREFIX = "counts-"
 _SUFFIXES = (".npz", ".parquet")  # .parquet: tables of version 1, still bounded (and so removed in time)
+_NAME = re.compile(r"counts-[0-9a-f]{40}\.(?:npz|parquet)")  # the names cache_path gives: nothing else is removed
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _STRINGS = ("queries", "docs", "names")
 _AS_ARRAY = ("queries", "docs")  # stored as numpy unicode arrays where that is compact: read without decoding
@@ -216,6 +232,7 @@ def write_cached(path: Path, key: str, *, queries: Sequence[str], docs: Sequence
             np.savez(f, **cast("dict[str, Any]", arrays))
 
     write_with(path, write)
+    _record(path, key)
 
 
 def _as_array(strings: list[str], utf8_bytes: int) -> np.ndarray | None:
@@ -326,8 +343,91 @@ def touch(path: Path) -> None:
         os.utime(path)
 
 
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold the cache folder's index lock (``flock`` of its lock file; no lock where ``fcntl`` is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: entries written at the same moment may be lost (the files are kept then)
+        yield
+        return
+    fd = os.open(folder / _LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _read_index(folder: Path) -> dict[str, dict[str, Any]]:
+    """The index's entries (name -> key, size) of the cache's own names; a missing or damaged index is empty."""
+    try:
+        data = json.loads((folder / INDEX_NAME).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) and data.get("format") == _INDEX_FORMAT else None
+    if not isinstance(files, dict):
+        return {}
+    return {name: entry for name, entry in files.items()
+            if isinstance(name, str) and _NAME.fullmatch(name) and isinstance(entry, dict)}
+
+
+def _write_index(folder: Path, files: Mapping[str, Any]) -> None:
+    write_text(folder / INDEX_NAME, json.dumps({"format": _INDEX_FORMAT, "files": dict(sorted(files.items()))},
+                                               indent=1) + "\n")
+
+
+def _record(path: Path, key: str) -> None:
+    """List the table just written at ``path`` in its folder's index (a name not the cache's own is not listed)."""
+    if not _NAME.fullmatch(path.name):
+        return
+    folder = path.parent
+    with _locked(folder):
+        files = _read_index(folder)
+        files[path.name] = {"key": key, "size": os.lstat(path).st_size}
+        _write_index(folder, files)
+
+
+def _own(folder: Path, name: str) -> os.stat_result | None:
+    """The status of the cache's table ``name`` if it is a regular file right in ``folder`` (not through a link)."""
+    try:
+        st = os.lstat(folder / name)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def listed(folder: Path) -> list[Path]:
+    """The tables of ``folder`` that the cache wrote: listed in its index, of its own names, regular files there."""
+    return [folder / name for name in sorted(_read_index(folder)) if _own(folder, name) is not None]
+
+
+def forget(path: Path) -> bool:
+    """Remove the damaged or foreign table at ``path`` if the cache wrote it (its index lists it); else leave it.
+
+    Returns:
+        Whether it was removed.
+
+    """
+    folder = path.parent
+    with _locked(folder):
+        files = _read_index(folder)
+        if path.name not in files:
+            return False
+        del files[path.name]
+        removed = _own(folder, path.name) is not None
+        if removed:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        _write_index(folder, files)
+    return removed
+
+
 def evict(folder: Path, limit: int, keep: Path | None = None) -> list[Path]:
     """Remove the least recently used tables of ``folder`` until the rest take at most ``limit`` bytes.
+
+    Only tables the cache wrote are considered (:func:`listed`): any other file, whatever its name, is never
+    removed and does not count toward the bound.
 
     Args:
         folder: The cache folder.
@@ -338,20 +438,28 @@ def evict(folder: Path, limit: int, keep: Path | None = None) -> list[Path]:
         The tables removed (another process may have removed some of them first).
 
     """
-    entries: list[tuple[float, int, Path]] = []
-    for suffix in _SUFFIXES:
-        for path in folder.glob(f"{_PREFIX}*{suffix}"):
+    removed: list[Path] = []
+    with _locked(folder):
+        files = _read_index(folder)
+        entries: list[tuple[float, int, Path]] = []
+        changed = False
+        for name in list(files):
+            st = _own(folder, name)
+            if st is None:  # gone (another process removed it) or no longer a file of ours: not listed any more
+                del files[name]
+                changed = True
+            else:
+                entries.append((st.st_mtime, st.st_size, folder / name))
+        total = sum(size for _, size, _ in entries)
+        order: Sequence[tuple[float, int, Path]] = sorted(entries, key=lambda e: (e[2] == keep, e[0]))
+        for _, size, path in order:
+            if total <= limit:
+                break
             with contextlib.suppress(OSError):
-                st = path.stat()
-                entries.append((st.st_mtime, st.st_size, path))
-    total = sum(size for _, size, _ in entries)
-    removed = []
-    order: Sequence[tuple[float, int, Path]] = sorted(entries, key=lambda e: (e[2] == keep, e[0]))
-    for _, size, path in order:
-        if total <= limit:
-            break
-        with contextlib.suppress(OSError):
-            path.unlink()
-        removed.append(path)
-        total -= size
+                path.unlink()
+            del files[path.name]
+            removed.append(path)
+            total -= size
+        if changed or removed:
+            _write_index(folder, files)
     return removed

@@ -1,8 +1,9 @@
 """Files of the disk cache (:mod:`ir_rarity.pool.cachefile`): read with numpy alone, every invariant checked.
 
 A cache file that was damaged (its CRC-32), forged (keys, S_d or fingerprints that no count table could hold) or
-written for another key is refused, never scored; tables of the former parquet format still count toward the
-bound; file signatures are what ``realpath`` and ``stat`` say, whatever links lie on the way.
+written for another key is refused, never scored; only tables the cache's index lists count toward the bound
+(tests/pool/test_cache_user_files.py has the rest of that rule); file signatures are what ``realpath`` and
+``stat`` say, whatever links lie on the way.
 """
 
 from __future__ import annotations
@@ -80,13 +81,16 @@ def test_another_key_or_format_is_refused(tmp_path: Path) -> None:
         cachefile.read_cached(tmp_path / "objects.npz", "k", 5)  # never unpickled
 
 
-def test_old_parquet_tables_count_toward_the_bound(tmp_path: Path) -> None:
-    old = tmp_path / "counts-old.parquet"
-    old.write_bytes(b"x" * 1000)
+def test_only_listed_tables_count_toward_the_bound(tmp_path: Path) -> None:
+    old = _write(cachefile.cache_path(tmp_path, "a" * 40))
     os.utime(old, (1, 1))
-    new = _write(tmp_path / "counts-new.npz")
+    unlisted = tmp_path / "counts-old.parquet"  # not written by the cache: neither counted nor removed
+    unlisted.write_bytes(b"x" * 100000)
+    os.utime(unlisted, (0, 0))
+    new = _write(cachefile.cache_path(tmp_path, "b" * 40))
     removed = cachefile.evict(tmp_path, new.stat().st_size + 10, keep=new)
-    assert removed == [old] and new.exists()
+    assert removed == [old] and new.exists() and unlisted.read_bytes() == b"x" * 100000
+    assert cachefile.listed(tmp_path) == [new]
 
 
 def test_signatures_are_realpath_and_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,12 +19,11 @@ from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.compute import s_d_depth
 from ir_rarity.engine.contract import Campaign
 from ir_rarity.engine.evaluate import apply_rule
-from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.engine.standard import covers
 from ir_rarity.errors import InputError, ParameterError
-from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import RarityMeasure, RarityWeightedMeasure
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build import top_k
@@ -44,28 +43,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Judgments", "check_measure_pools", "evaluate_campaign", "evaluation_frame", "measure_pool",
            "read_runs", "required_depth", "required_rows"]
-
-
-class Judgments:
-    """Qrels read once, and encoded once per campaign vocabulary they are scored against.
-
-    A caller that scores many runs against one campaign (the ir_measures provider, one run per call) keeps one
-    :class:`Judgments` so the qrels are encoded once, not once per run.
-    """
-
-    def __init__(self, qrels: QrelsLike | Judgments, source: str = "qrels") -> None:
-        self.frame: pd.DataFrame = qrels.frame if isinstance(qrels, Judgments) else as_qrels_frame(qrels, source)
-        self._encoded: list[tuple[pd.Index, pd.Index, EncodedQrels]] = []
-
-    def encoded_for(self, campaign: Campaign) -> EncodedQrels:
-        """The qrels encoded against ``campaign``'s vocabularies (kept for the last few vocabularies)."""
-        query_vocab, doc_vocab = campaign.vocabularies()
-        for queries, docs, encoded in self._encoded:
-            if queries is query_vocab and docs is doc_vocab:
-                return encoded
-        encoded = encode_qrels(self.frame, query_vocab, doc_vocab)
-        self._encoded = [*self._encoded[-3:], (query_vocab, doc_vocab, encoded)]
-        return encoded
 
 
 def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:

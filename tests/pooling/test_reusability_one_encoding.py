@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
+from ir_rarity.engine import relabelled
+from ir_rarity.engine.relabelled import Restrictor
 from ir_rarity.errors import MemberNotice
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
-from ir_rarity.pooling import pool_qrels, reusability, reuse, simulate
-from ir_rarity.pooling.reuse import _Restrictor
+from ir_rarity.pooling import pool_qrels, reusability, simulate
 from ir_rarity.scoring import Judgments, evaluate_campaign
 from ir_rarity.stats import kendall_tau, tau_ap
 
@@ -68,7 +69,7 @@ def test_reusability_equals_evaluating_each_restricted_qrels(small_pool: Pool, c
 def test_relabelled_encoding_equals_encoding_the_restricted_frame(small_pool: Pool,
                                                                    noisy_qrels: pd.DataFrame) -> None:
     sim = simulate(small_pool, noisy_qrels, ["depth", "rrf"], [5, 40], depth=30)
-    restrictor = _Restrictor(small_pool, Judgments(noisy_qrels))
+    restrictor = Restrictor(small_pool, Judgments(noisy_qrels))
     assert restrictor.shared
     for strategy in sim.orders:
         for budget in sim.budgets:
@@ -100,15 +101,15 @@ def test_one_pass_values_equal_evaluating_each_restricted_qrels(small_pool: Pool
                                                                 block_rows: int,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     qrels = covid_qrels if which == "plain" else noisy_qrels
-    monkeypatch.setattr(reuse, "BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(relabelled, "BLOCK_ROWS", block_rows)
     measures = parse_measures(ONE_PASS)
-    assert all(reuse._reads_relevant_rows_only(m) for m in measures)
+    assert all(relabelled.reads_relevant_rows_only(m) for m in measures)
     sim = simulate(small_pool, qrels, ["depth", "mtf"], [2, 15], depth=20)
-    restrictor = _Restrictor(small_pool, Judgments(qrels))
+    restrictor = Restrictor(small_pool, Judgments(qrels))
     frames = [sim.orders[s].frame(sim.per_query(b)) for s in sim.orders for b in sim.budgets]
     restricted = [restrictor.restrict(frame) for frame in frames]
     labellings = [r.encoded_for(small_pool).labels for r in restricted]
-    got = reuse._relabelled_values(small_pool, restrictor.encoded, labellings, measures)
+    got = relabelled.relabelled_values(small_pool, restrictor.encoded, labellings, measures)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MemberNotice)
         for values, frame in zip(got, frames, strict=True):
@@ -120,4 +121,4 @@ def test_one_pass_values_equal_evaluating_each_restricted_qrels(small_pool: Pool
 def test_measures_reading_other_rows_are_scored_apart() -> None:
     for name in ["nDCG@10", "AP(judged_only=True)", "P_rare(judged_only=True)@10", "ASL", "Judged@10", "Bpref",
                  "NumRet", "U_novel@10", "Success@5"]:
-        assert not reuse._reads_relevant_rows_only(parse_measures([name])[0]), name
+        assert not relabelled.reads_relevant_rows_only(parse_measures([name])[0]), name

@@ -122,3 +122,20 @@ def test_epsilon_must_be_positive() -> None:
     for bad in (0.0, -1.0, float("inf")):
         with pytest.raises(ParameterError, match="epsilon"):
             U_novel(epsilon=bad).validate_params()
+
+
+def test_a_query_the_run_lacks_scores_the_missed_documents_not_zero(hand_pool: Pool, hand_qrels: pd.DataFrame
+                                                                    ) -> None:
+    # B has no ranking for q2, whose one relevant document d1 A reads at rank 1 (top 2: P = 1) and C does not
+    # retrieve: P(D=d1) over E = {A, C} = (1 + 0)/2 = 1/2 and B's P(D=d1|S=B) = 0, so B's q2 is
+    # log((0 + e)/(1/2 + e)) = log(0.001/0.501) = -6.2166..., not 0 (P@2 of the same query is 0).
+    table = hand_pool.evaluate(hand_qrels, ["U_novel@2", "P@2"], by_query=True)
+    value = table.set_index(["run", "query_id", "measure"])["value"]
+    assert value[("B", "q2", "U_novel@2")] == pytest.approx(math.log(0.001 / 0.501), abs=1e-12)
+    assert value[("B", "q2", "U_novel@2")] == pytest.approx(-6.216606, abs=1e-6)
+    assert value[("B", "q2", "P@2")] == 0.0
+    # A newcomer lacking q2 is scored against all three systems: P(D=d1) = (1 + 0 + 0)/3.
+    new = pd.DataFrame({"qid": ["q1"], "docno": ["d5"], "score": [1.0]})
+    with hand_pool:
+        per_query = {m.query_id: m.value for m in ir_measures.iter_calc([U_novel @ 2], hand_qrels, new)}
+    assert per_query["q2"] == pytest.approx(math.log(0.001 / (1 / 3 + 0.001)), abs=1e-12)

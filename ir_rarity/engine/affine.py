@@ -17,7 +17,7 @@ and :math:`f(x) = x/N_R` (``AP_rare``, eq. 3, the sum of the precisions at each 
 the gain each one adds up), :math:`u_j = 1/\log_2(j + 1)` and :math:`f(x) = x/\mathrm{IDCG}` (``nDCG_rare``), j
 and i 1-based ranks. :math:`S - S_{d_j}` is the number of the campaign's systems that do not retrieve
 :math:`d_j` within the depth: a sum over systems of terms that do not depend on which other systems take part.
-:mod:`ir_rarity.pool.overlaps` tabulates those terms once per pair of runs and scores any sample of runs from
+:mod:`ir_rarity.engine.overlaps` tabulates those terms once per pair of runs and scores any sample of runs from
 them.
 
 Both sums are of non-negative terms, so the value is as accurate as the engine's row-by-row sum (a few units in

@@ -118,7 +118,7 @@ row adds nothing: P, R and Rprec count relevant rows, AP and RR read their ranks
 def reads_relevant_rows_only(measure: Any) -> bool:
     """Whether a measure's value of a ranking depends on its relevant rows only (and the qrels' counts).
 
-    The rarity-weighted measures (``RELEVANT_ROWS_ONLY``, the rows :class:`~ir_rarity.pool.samples.SubsetScorer`
+    The rarity-weighted measures (``RELEVANT_ROWS_ONLY``, the rows :class:`~ir_rarity.engine.samples.SubsetScorer`
     gathers for them) and :data:`RELEVANT_ROWS_STANDARD`, unless ``judged_only`` (which ranks the judged rows
     again).
     """

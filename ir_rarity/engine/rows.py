@@ -46,9 +46,9 @@ class RowSource(Protocol):
     """What :class:`Rows` are counted against: per-row S_d, labels and keys, and the campaign's S_d and runs.
 
     A campaign's own members (:meth:`ir_rarity.Pool.member_rows`), runs scored against a campaign by the
-    evaluation rule (:func:`ir_rarity.engine.evaluate.rows_against`), a campaign with weighted systems
+    evaluation rule (:func:`ir_rarity.engine.against.rows_against`), a campaign with weighted systems
     (:class:`~ir_rarity.engine.weighted.WeightedCampaign`) and samples of a pool's runs
-    (:mod:`ir_rarity.pool.samples`) implement it.
+    (:mod:`ir_rarity.engine.samples`) implement it.
     """
 
     def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:

@@ -18,13 +18,14 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.checks import check_draws
 from ir_rarity.engine.aggregate import exact_means
 from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.samples import SubsetScorer, newcomer_prefix_scores
+from ir_rarity.engine.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.progress import counter
 from ir_rarity.stats.ties import snap
 
@@ -77,7 +78,7 @@ def system_count_robustness(
     in [-1, 1], which mean ± one standard deviation need not.
 
     The trials of a size are drawn first (the same draws, in the same order, as one trial at a time), then scored
-    together by :meth:`SubsetScorer.batch_scores <ir_rarity.pool.samples.SubsetScorer.batch_scores>`: for
+    together by :meth:`SubsetScorer.batch_scores <ir_rarity.engine.samples.SubsetScorer.batch_scores>`: for
     ``P_rare`` and ``AP_rare`` with linear rarity, from a table of misses per pair of runs made once (each trial
     its N x N block); otherwise S_d of a chunk of trials is counted at once and the measure's kernel runs once
     per chunk. Means are exact (:func:`~ir_rarity.engine.aggregate.exact_means`) and taus
@@ -96,7 +97,7 @@ def system_count_robustness(
         trials: Samples per size (the paper uses 1000).
         seed: Seed or :class:`numpy.random.Generator`; the same seed gives the same table.
         progress: Progress bar over the trials (None: :mod:`ir_rarity.progress`'s default).
-        scorer: A :class:`~ir_rarity.pool.samples.SubsetScorer` of ``pool`` and ``qrels``, to share between calls
+        scorer: A :class:`~ir_rarity.engine.samples.SubsetScorer` of ``pool`` and ``qrels``, to share between calls
             (the rows and pair ids it makes once serve every measure); None makes one.
 
     Returns:
@@ -126,7 +127,7 @@ def robustness_tables(
     """:func:`system_count_robustness` of several measures on the same draws: one table per measure, in order.
 
     Each size's trials are drawn once and every measure scores them (:meth:`SubsetScorer.batch_scores_of
-    <ir_rarity.pool.samples.SubsetScorer.batch_scores_of>`: measures reading the same rows share them). With an
+    <ir_rarity.engine.samples.SubsetScorer.batch_scores_of>`: measures reading the same rows share them). With an
     integer seed (or None... an integer, so that it is the same) the draws are those of
     ``system_count_robustness(..., measure, seed=seed)`` for every measure, so each table equals that call's
     (tested); a :class:`numpy.random.Generator` is drawn from once, for all measures.
@@ -139,7 +140,7 @@ def robustness_tables(
         trials: Samples per size.
         seed: Seed or :class:`numpy.random.Generator`.
         progress: Progress bar over the trials (None: :mod:`ir_rarity.progress`'s default).
-        scorer: A :class:`~ir_rarity.pool.samples.SubsetScorer` of ``pool`` and ``qrels`` to use; None makes one.
+        scorer: A :class:`~ir_rarity.engine.samples.SubsetScorer` of ``pool`` and ``qrels`` to use; None makes one.
 
     Returns:
         One table per measure, as :func:`system_count_robustness` returns it.
@@ -159,6 +160,8 @@ def robustness_tables(
         raise ParameterError("scorer scores another pool's runs; make it with SubsetScorer(pool, qrels)")
     rng = np.random.default_rng(seed)
     sampler = scorer if scorer is not None else SubsetScorer(pool, qrels)
+    if sizes:  # each size's draw: trials x N x queries values of each measure
+        check_draws(trials, "trials", max(sizes) * len(sampler.qrels.query_ids), each="per-query values")
     everyone = np.arange(len(pool))
     full_means = {m: exact_means(sampler.scores(m, everyone)) for m in ms}
     records: dict[ir_measures.Measure, list[dict[str, Any]]] = {m: [] for m in ms}

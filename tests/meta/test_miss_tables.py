@@ -1,4 +1,4 @@
-"""Samples scored from a table of misses per pair of runs (ir_rarity.pool.overlaps, ir_rarity.engine.affine).
+"""Samples scored from a table of misses per pair of runs (ir_rarity.engine.overlaps, ir_rarity.engine.affine).
 
 Checked against values worked by hand, against the same samples scored row by row (the engine's kernels on each
 sample's rows, SubsetScorer.scores) and against Pool.subset scored by evaluate_campaign.
@@ -14,9 +14,9 @@ from ir_rarity import Pool
 from ir_rarity.engine.affine import is_affine
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.robustness import system_count_robustness
-from ir_rarity.pool import overlaps
-from ir_rarity.pool.overlaps import MissTable
-from ir_rarity.pool.samples import SubsetScorer
+from ir_rarity.engine import overlaps
+from ir_rarity.engine.overlaps import MissTable
+from ir_rarity.engine.samples import SubsetScorer
 from ir_rarity.scoring import evaluate_campaign
 
 AFFINE = ["P_rare(alpha=1)@100", "P_rare(alpha=0.5,depth=50)@5", "P_rare(alpha=2,depth=3)@20",

@@ -36,7 +36,7 @@ def robust(covid_pool: Pool, covid_qrels: pd.DataFrame) -> pd.DataFrame:
 
 def _taus(pool: Pool, qrels: pd.DataFrame, size: int, trials: int, seed: int) -> np.ndarray:
     """The defined taus of Algorithm 1 at one size, recomputed the way the function draws them."""
-    from ir_rarity.pool.samples import SubsetScorer
+    from ir_rarity.engine.samples import SubsetScorer
     from ir_rarity.stats import kendall_tau_b
 
     rng = np.random.default_rng(seed)

@@ -14,8 +14,8 @@ from ir_rarity.engine.aggregate import exact_means
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.robustness import kendall_tau_b_rows, robustness_tables, system_count_robustness
-from ir_rarity.pool import samples
-from ir_rarity.pool.samples import BATCHED_FAMILIES, SubsetScorer
+from ir_rarity.engine import samples
+from ir_rarity.engine.samples import BATCHED_FAMILIES, SubsetScorer
 from ir_rarity.stats import kendall_tau_b
 
 MEASURES = ["P_rare(alpha=1)@100", "AP_rare(alpha=1)@100", "AP_rare(alpha=0.5,depth=10)@50", "AP_rare(alpha=1)",

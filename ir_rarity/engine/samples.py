@@ -5,7 +5,7 @@ Both are the computational core of the robustness experiments of Türkmen, Lease
 * :class:`SubsetScorer` scores any sample of a pool's runs with S and S_d counted on the sample alone, as
   :meth:`Pool.subset <ir_rarity.Pool.subset>` would give them (Algorithm 1 / Table 3, Section 4.5), without
   building a pool per sample; :meth:`SubsetScorer.batch_scores` scores many samples (trials) at once: measures
-  affine in S_d from a table of misses per pair of runs (:mod:`ir_rarity.pool.overlaps`), others with S_d of every
+  affine in S_d from a table of misses per pair of runs (:mod:`ir_rarity.engine.overlaps`), others with S_d of every
   trial of a chunk counted at once (one ``bincount``, or one sparse product; see :class:`_Batch`) and the
   measure's kernel run once per chunk of trials.
 * :func:`newcomer_prefix_scores` scores a newcomer's top n documents, n = 1, 2, ..., and the pool's runs with that
@@ -18,7 +18,7 @@ Every result is a per-query matrix; :mod:`ir_rarity.meta.robustness` turns them 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -32,13 +32,15 @@ from ir_rarity.engine.evaluate import rows_for_runs
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.kernels import block_rows
 from ir_rarity.engine.novelty import probability_table
+from ir_rarity.engine.overlaps import MissTable
 from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rows import Rows, Selection, Subrows
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.base import RarityMeasure
-from ir_rarity.pool.overlaps import MissTable
-from ir_rarity.pool.pool import Pool
+
+if TYPE_CHECKING:  # the engine knows the pool's type only for checking; it calls its methods
+    from ir_rarity.pool.pool import Pool
 
 __all__ = ["BATCHED_FAMILIES", "CHUNK_ELEMENTS", "PrefixScores", "SubsetScorer", "newcomer_prefix_scores"]
 
@@ -118,9 +120,9 @@ class SubsetScorer:
         and S_d are those :meth:`scores` reads, so the values are equal to it, to the last bit (tested).
 
         Measures affine in S_d (:func:`ir_rarity.engine.affine.is_affine`: linear rarity, P_rare, AP_rare,
-        nDCG_rare) skip the rows: a :class:`~ir_rarity.pool.overlaps.MissTable` of the pool, made once, gives
+        nDCG_rare) skip the rows: a :class:`~ir_rarity.engine.overlaps.MissTable` of the pool, made once, gives
         each trial from its N x N block, within 1e-13 of :meth:`scores` (the same sums, regrouped; tested), for
-        campaigns whose table fits :data:`~ir_rarity.pool.overlaps.TABLE_ELEMENTS` (not for pools with teams).
+        campaigns whose table fits :data:`~ir_rarity.engine.overlaps.TABLE_ELEMENTS` (not for pools with teams).
         Families outside :data:`BATCHED_FAMILIES` are scored trial by trial with :meth:`scores`.
 
         Args:
@@ -182,12 +184,12 @@ class SubsetScorer:
         return out
 
     def _by_misses(self, measure: Measure, n: int) -> TypeGuard[RarityMeasure]:
-        """Whether samples of ``n`` runs are scored from a :class:`~ir_rarity.pool.overlaps.MissTable`."""
+        """Whether samples of ``n`` runs are scored from a :class:`~ir_rarity.engine.overlaps.MissTable`."""
         return (not self.pool.encoded.by_team and isinstance(measure, RarityMeasure) and is_engine_measure(measure)
                 and is_affine(measure, n) and MissTable.fits(len(self.pool), len(self.qrels.query_ids)))
 
     def _miss_table(self, measure: Measure) -> MissTable:
-        """The :class:`~ir_rarity.pool.overlaps.MissTable` of the measure's rows (made once per its key)."""
+        """The :class:`~ir_rarity.engine.overlaps.MissTable` of the measure's rows (made once per its key)."""
         key = MissTable.key(measure)
         if key not in self._miss_tables:
             scored = self._scored(measure)

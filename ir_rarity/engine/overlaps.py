@@ -30,7 +30,7 @@ __all__ = ["GATHER_ELEMENTS", "TABLE_ELEMENTS", "MissTable"]
 
 TABLE_ELEMENTS = 1 << 24
 """Largest V (runs x runs x queries values, 128 MiB) a :class:`MissTable` is made for; larger campaigns are
-scored row by row (:meth:`ir_rarity.pool.samples.SubsetScorer.batch_scores`)."""
+scored row by row (:meth:`ir_rarity.engine.samples.SubsetScorer.batch_scores`)."""
 
 GATHER_ELEMENTS = 1 << 21
 """Bound on the trials x N x N x queries values gathered from V at once, and on the dense block of the
@@ -38,7 +38,7 @@ complement incidence matrix made at once while V is built."""
 
 
 class MissTable:
-    r"""V and A of :mod:`ir_rarity.pool.overlaps` for one measure's rows: any sample's scores from them.
+    r"""V and A of :mod:`ir_rarity.engine.overlaps` for one measure's rows: any sample's scores from them.
 
     The table depends on the measure's family, ``rel``, cutoff, S_d depth and ``gain`` only (:meth:`key`):
     measures that differ in ``alpha``, ``bounded`` or ``alpha_per_topic`` alone are scored from one table.

@@ -4,14 +4,14 @@ A strategy turns :class:`~ir_rarity.pooling.candidates.Candidates` into a :class
 documents in the order they are judged. The pool at a budget of b judgments per query is the first b of them.
 
 Non-adaptive strategies score every document from the runs' ranks alone, over whole arrays (no loop per
-document); ties are broken by docno. Adaptive strategies choose the next document from the relevance of those
+document); ties are broken by docno, ascending. Adaptive strategies choose the next document from the relevance of those
 already judged (the oracle, :attr:`Candidates.doc_label`); they loop once per judgment and break ties between
 runs by a permutation drawn from ``seed``, so an order is reproducible.
 
 ================  ===========================================================================================
 ``depth``         depth-k pooling (Spärck Jones & van Rijsbergen, 1975; TREC practice): documents by their best
-                  rank over the runs, then docno (``ties='runs'``: then by how many runs retrieved them, then
-                  docno); with ``k`` only the runs' top k: the depth-k judging pool.
+                  rank over the runs, then docno ascending (``ties='runs'``: then by how many runs retrieved
+                  them, then docno ascending); with ``k`` only the runs' top k: the depth-k judging pool.
 ``rbp``           RBP-weighted: :math:`\sum_r (1-p)\,p^{rank_r(d)-1}` (Moffat, Webber & Zobel, 2007).
 ``rrf``           RRF-weighted: :math:`\sum_r 1/(k + rank_r(d))` (Cormack, Clarke & Büttcher, SIGIR 2009).
 ``mtf``           move-to-front (Cormack, Palmer & Clarke, SIGIR 1998), adaptive; ``rule`` says whether a
@@ -176,8 +176,9 @@ class DepthK(Strategy):
     """Depth-k pooling: documents by their best rank over all runs, shallow first.
 
     ``ties`` orders the documents of one rank: ``'docno'`` (default; TREC practice, where the depth-k pool is
-    judged and within a rank no run count decides) by docno only, ``'runs'`` by how many runs retrieved them
-    (within the top k with ``k``), more first, then docno. Either way the pool at a budget of b judgments per
+    judged and within a rank no run count decides) by docno only, ascending (the strings compared code point by
+    code point: ``D1 < a < d10 < d9``), ``'runs'`` by how many runs retrieved them (within the top k with ``k``),
+    more first, then docno ascending. Either way the pool at a budget of b judgments per
     query is the first b documents of the order, and with ``k``, only documents in some run's top k are ordered:
     judging them all gives :func:`ir_rarity.campaign.judging_pool` at depth k (the same set for both rules).
     """

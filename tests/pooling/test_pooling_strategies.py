@@ -87,6 +87,18 @@ def test_depth_tie_rules_by_hand() -> None:
     assert _order("depth(ties=runs)", Candidates.from_pool(pool, qrels)) == ["d9", "d1", "d2", "d3", "d4"]
 
 
+def test_depth_ties_by_docno_are_ascending_code_points() -> None:
+    # Six runs, each retrieving one document at rank 1: every document ties on its best rank (and on its 1 run),
+    # so both rules order them by docno alone: ascending, the strings compared code point by code point
+    # ("D" 68 < "a" 97 < "d" 100 < "e" 101 < "é" 233; "d10" < "d9" as "1" < "9": no natural ordering of numbers).
+    docs = ["d9", "é", "d10", "a", "e", "D1"]
+    pool = Pool.from_runs({f"R{i}": pd.DataFrame({"query_id": "q1", "doc_id": [d], "score": [1.0]})
+                           for i, d in enumerate(docs)})
+    cands = Candidates.from_pool(pool, pd.DataFrame({"query_id": "q1", "doc_id": docs, "relevance": 1}))
+    for rule in ("depth", "depth(ties=runs)"):
+        assert _order(rule, cands) == ["D1", "a", "d10", "d9", "e", "é"], rule
+
+
 def test_rbp_order_by_hand(tiny: tuple[Pool, Candidates]) -> None:
     # p = 0.5, weights .5 .25 .125: d1 .625, d2 .75, d3 .375, d4 .25, d5 .125, d6 .5.
     assert _order(RBP(p=0.5), tiny[1]) == ["d2", "d1", "d6", "d3", "d4", "d5"]

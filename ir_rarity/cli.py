@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
+from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
@@ -366,9 +367,7 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--teams", metavar="SPEC",
                    help="count teams, not runs: a CSV with columns run,team; CSV:TEAM naming the team column; or "
                         "CSV:RUN:TEAM naming both (official TREC leaderboards: CSV:tag:team)")
-    p.add_argument("--duplicates", choices=("error", "first"), default="error",
-                   help="a document listed twice for a query: refuse the run (default, as trec_eval) or keep the "
-                        "highest-scored occurrence")
+    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=DUPLICATES_HELP)
     p.add_argument("--split-by-tag", action="store_true",
                    help="split each run file into one run per tag (a file of several runs); by default a file is "
                         "one run named by its file name, whatever its tag column says (as trec_eval)")

@@ -18,6 +18,7 @@ import sys
 import warnings
 from typing import Any
 
+from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import MemberNotice, ParameterError
 from ir_rarity.io.guard import check_outputs
 from ir_rarity.measures.parse import parse_measures
@@ -62,8 +63,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="per-run values, judged-only values, values with unjudged as relevant, Judged@10")
     p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
     p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
-    p.add_argument("--duplicates", choices=("error", "first"), default="error",
-                   help="a document listed twice for a query: refuse the run (default) or keep the first")
+    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=DUPLICATES_HELP)
     p.add_argument("--split-by-tag", action="store_true",
                    help="split each run file into one run per tag (a file of several runs); by default a file is "
                         "one run named by its file name")

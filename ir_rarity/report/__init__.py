@@ -2,7 +2,9 @@
 
 * :mod:`~ir_rarity.report.data`: data assembly (every section's tables, from the evaluation and the package's
   analyses);
-* :mod:`~ir_rarity.report.charts`: the Plotly charts; :mod:`~ir_rarity.report.render`: the HTML page;
+* :mod:`~ir_rarity.report.sections`: the one registry of sections (key, title, lead, body);
+* :mod:`~ir_rarity.report.charts`: the Plotly charts; :mod:`~ir_rarity.report.render`: the HTML page, from the
+  autoescaping templates of ``templates/`` (:mod:`~ir_rarity.report.markup`);
 * :mod:`~ir_rarity.report.build`: :func:`report` and :class:`Report`; :mod:`~ir_rarity.report.cli`:
   ``ir-rarity report``.
 

@@ -156,7 +156,16 @@ class ReportData:
         return int(depths[0]) if depths else 100
 
     def note(self, section: str, text: str) -> None:
-        """Record why ``section`` leaves something out."""
+        """Record why ``section`` (a key of :data:`~ir_rarity.report.sections.SECTIONS`) leaves something out.
+
+        Raises:
+            ValueError: ``section`` is no section's key (its note would be shown nowhere).
+
+        """
+        from ir_rarity.report.sections import SECTIONS
+
+        if section not in SECTIONS:
+            raise ValueError(f"no report section {section!r}; sections: {', '.join(SECTIONS)}")
         self.notes.setdefault(section, []).append(text)
 
 
@@ -183,10 +192,11 @@ def _glance(data: ReportData) -> None:
 
 
 def _order(ev: Evaluation) -> list[str]:
-    """Runs best first by the first measure, ties by name."""
+    """Runs best first by the first measure, runs that tie (:func:`~ir_rarity.stats.ties.rank`) by name."""
     first = ev.measures[0]
     table = ev.table().sort_index(kind="mergesort")
-    return list(table.sort_values(ev.label(first), ascending=not higher_is_better(first), kind="mergesort").index)
+    places = rank(table[ev.label(first)].to_numpy(float), higher_is_better(first))
+    return list(table.index[np.argsort(np.where(np.isnan(places), np.inf, places), kind="stable")])
 
 
 def _leaderboard(data: ReportData) -> None:
@@ -332,10 +342,11 @@ def _meta(data: ReportData) -> None:
 
 STEPS: list[tuple[str, Callable[[ReportData], None]]] = [
     ("glance", _glance), ("leaderboard", _leaderboard), ("rarity", _rarity), ("unique", _unique),
-    ("per query", _per_query), ("composition", _composition), ("depth", _asl), ("pooling", _pooling),
-    ("meta-evaluation", _meta),
+    ("per-query", _per_query), ("uncertainty", _composition), ("depth", _asl), ("pooling", _pooling),
+    ("meta", _meta),
 ]
-"""The assembly steps, in order (each fills its part of :class:`ReportData`)."""
+"""The assembly steps, in order, each keyed by the section it fills (:data:`~ir_rarity.report.sections.SECTIONS`;
+also the keys of ``ReportData.timings``)."""
 
 
 def assemble(evaluation: Evaluation, settings: Settings | None = None, *, teams: dict[str, str] | None = None,

@@ -14,7 +14,7 @@ import pytest
 import ir_rarity
 from ir_rarity import covid_round1
 from ir_rarity.cli import main
-from ir_rarity.report.render import SECTIONS
+from ir_rarity.report.sections import SECTIONS
 
 
 class _Page(HTMLParser):
@@ -28,7 +28,9 @@ class _Page(HTMLParser):
         self.cells: dict[tuple[str, str], str] = {}
         self._run: str | None = None
         self._json: str | None = None
+        self._lines: str | None = None
         self.provenance = ""
+        self.provenance_lines = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -49,14 +51,20 @@ class _Page(HTMLParser):
             self.cells[(self._run, a["data-measure"] or "")] = a.get("data-value") or ""
         if tag == "script" and a.get("id") == "provenance-json":
             self._json = ""
+        if tag == "pre" and a.get("id") == "provenance-lines":
+            self._lines = ""
 
     def handle_data(self, data: str) -> None:
         if self._json is not None:
             self._json += data
+        if self._lines is not None:
+            self._lines += data
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "script" and self._json is not None:
             self.provenance, self._json = self._json, None
+        if tag == "pre" and self._lines is not None:
+            self.provenance_lines, self._lines = self._lines, None
         if tag == "tr":
             self._run = None
 
@@ -80,8 +88,8 @@ def test_offline_one_file(round1_report: ir_rarity.report.Report, page: _Page) -
 def test_every_section_opens_with_its_sentence(round1_report: ir_rarity.report.Report, page: _Page) -> None:
     assert page.sections == list(SECTIONS)
     assert page.leads == len(SECTIONS)
-    for title, lead in SECTIONS.values():
-        assert lead.endswith(".") and lead.count(". ") == 0, title  # one sentence each
+    for section in SECTIONS.values():
+        assert section.lead.endswith(".") and section.lead.count(". ") == 0, section.title  # one sentence each
     data = round1_report.data
     assert not data.notes  # round 1 has everything every section needs
 
@@ -109,7 +117,7 @@ def test_asl_warning_and_provenance(round1_report: ir_rarity.report.Report, page
     assert facts["pool"]["S"] == 56 and facts["pool"]["systems"] == "teams"
     assert {Path(i["name"]).name for i in facts["inputs"]} >= {"qrels.txt.gz", "runs_top100.trec.gz"}
     assert all(len(i["sha256"]) == 64 for i in facts["inputs"])
-    assert "produced by: ir_rarity" in round1_report.html
+    assert page.provenance_lines == "\n".join(round1_report.provenance.lines())  # shown as written
 
 
 def test_save_and_repr(round1_report: ir_rarity.report.Report, round1_html: Path) -> None:
@@ -165,3 +173,42 @@ def test_without_plotly_one_clear_error_before_any_work(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)
     with pytest.raises(ir_rarity.ParameterError, match=r"pip install 'ir_rarity\[report\]'"):
         ir_rarity.report("no such runs", "no such qrels")
+
+
+def _ranked_run(name: str, hits: dict[str, int]) -> str:
+    """A run retrieving, per query, ``hits`` relevant documents (r0, r1...) then non-relevant ones, 10 in all."""
+    lines = []
+    for query, k in hits.items():
+        docs = [f"r{i}" for i in range(k)] + [f"n{i}" for i in range(10 - k)]
+        lines += [f"{query} Q0 {doc} {i + 1} {10 - i} {name}" for i, doc in enumerate(docs)]
+    return "\n".join(lines) + "\n"
+
+
+def test_rank_column_gives_tied_runs_one_rank(tmp_path: Path) -> None:
+    """P@10 of (0.3, 0.6) and (0.4, 0.5): means 0.45 both, whose floats differ in the last bit; they tie."""
+    pytest.importorskip("plotly")
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{q} 0 r{i} 1\n" for q in ("q1", "q2") for i in range(10)))
+    hits = {"best": (9, 9), "split": (3, 6), "even": (4, 5), "worst": (1, 1)}
+    runs = {}
+    for name, (h1, h2) in hits.items():
+        runs[name] = tmp_path / name
+        runs[name].write_text(_ranked_run(name, {"q1": h1, "q2": h2}))
+    built = ir_rarity.report(runs, qrels, ["P@10"], pooling=False, resamples=20, composition_resamples=2, trials=5,
+                             progress=False)
+    means = built.data.evaluation.table()["P@10"]
+    assert means["split"] != means["even"] and abs(means["split"] - means["even"]) < 1e-15  # the floats differ
+    rows = re.findall(r'<tr data-run="([^"]+)"[^>]*><td data-value="([^"]*)">([^<]*)</td>', built.html)
+    assert rows == [("best", "1.0", "1"), ("even", "2.0", "2"), ("split", "2.0", "2"), ("worst", "4.0", "4")]
+
+
+def test_one_section_registry() -> None:
+    """Notes, assembly steps and sections share one key spelling; a note for no section is refused."""
+    from ir_rarity.report.data import STEPS, ReportData, Settings
+
+    assert {name for name, _ in STEPS} <= set(SECTIONS)
+    data = ReportData(evaluation=None, settings=Settings(), teams={}, warnings=[])  # type: ignore[arg-type]
+    data.note("per-query", "left out")
+    assert data.notes == {"per-query": ["left out"]}
+    with pytest.raises(ValueError, match="no report section 'per query'"):
+        data.note("per query", "shown nowhere")

@@ -9,56 +9,13 @@ which installs them), where it fails.
 from __future__ import annotations
 
 import io
-import os
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import ir_rarity
-from ir_rarity.report.render import SECTIONS
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-OPTIONS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"]
-
-
-def _missing() -> list[str]:
-    missing = [f"{p} (apt-get install -y chromium chromium-driver)" for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("selenium (pip install selenium)")
-    return missing
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    missing = _missing()
-    if missing:
-        reason = "no browser to test the report in: " + ", ".join(missing)
-        if os.environ.get("IR_RARITY_CI") == "1":
-            pytest.fail(reason + " (IR_RARITY_CI=1: CI must test the report in a browser)")
-        pytest.skip(reason)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="ir-rarity-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for option in [*OPTIONS, f"--user-data-dir={profile}"]:
-        options.add_argument(option)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+from ir_rarity.report.sections import SECTIONS
 
 
 @pytest.fixture(scope="module")
@@ -89,9 +46,9 @@ def test_report_in_a_browser(opened: Any, round1_report: ir_rarity.report.Report
     assert severe == []
 
     # every section present and shown, with its title
-    for key, (title, _) in SECTIONS.items():
+    for key, entry in SECTIONS.items():
         section = driver.find_element(By.ID, key)
-        assert section.is_displayed() and section.find_element(By.TAG_NAME, "h2").text == title
+        assert section.is_displayed() and section.find_element(By.TAG_NAME, "h2").text == entry.title
 
     # clicking a leaderboard header sorts the rows
     table = round1_report.data.table

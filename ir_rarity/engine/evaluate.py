@@ -10,7 +10,7 @@ r"""The one rule every entry point uses to score runs against a campaign.
   documents counted for all), as :class:`~ir_rarity.engine.joined.JoinedCampaign` defines it.
 
 Every entry point reaches :func:`apply_rule` through one door, :func:`ir_rarity.evaluate` (or, for a campaign
-already in hand, :func:`ir_rarity.scoring.evaluate_campaign`, which ``Pool.evaluate`` and ``CountTable.evaluate``
+already in hand, :func:`ir_rarity.evaluation.evaluate_campaign`, which ``Pool.evaluate`` and ``CountTable.evaluate``
 are): the command line, the ir_measures provider (and so ``pt.Experiment``), ``ir_rarity.Experiment``, tables,
 meta-evaluation and pooling analyses.
 """
@@ -24,16 +24,17 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine.against import query_positions, rows_against
 from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import Campaign, MemberCampaign
 from ir_rarity.engine.joined import JoinedCampaign
 from ir_rarity.engine.members import report_members as _report_members
 from ir_rarity.engine.pages import without_hugepage_advice
-from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
-from ir_rarity.engine.rows import Rows, Selection
-from ir_rarity.engine.runs import Duplicates, RankedRuns, rank_runs, ranked_as_scores, without_duplicates
+from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.runs import Duplicates, rank_runs, ranked_as_scores, without_duplicates
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import DegeneratePoolWarning, ParameterError, warn
 from ir_rarity.measures.asl import RankingLengthWarning
@@ -41,91 +42,6 @@ from ir_rarity.measures.parse import measure_labels
 from ir_rarity.progress import progress as bar
 
 __all__ = ["BLOCK_ROWS", "apply_rule", "query_positions", "rows_against", "rows_for_runs"]
-
-
-def query_positions(n_queries: int, qrels: EncodedQrels) -> np.ndarray:
-    """Map from query code (a vocabulary of ``n_queries``, then the qrels extension) to qrels position, or -1."""
-    position = np.full(n_queries + len(qrels.query_extra), -1, dtype=np.int64)
-    position[qrels.query_codes] = np.arange(len(qrels.query_codes))
-    return position
-
-
-class _RunsAgainst:
-    """The :class:`~ir_rarity.engine.rows.RowSource` of runs scored against a campaign by the rule.
-
-    At each depth, a run equal to a member (by content) is that member: S and the campaign's S_d. Any other run
-    is a newcomer: :math:`S + 1`, and its own rows within the depth add one to their S_d.
-    """
-
-    def __init__(self, campaign: Campaign, ranked: RankedRuns, run: np.ndarray, rank: np.ndarray, key: np.ndarray,
-                 label: np.ndarray, kept: np.ndarray) -> None:
-        self.campaign, self.ranked = campaign, ranked
-        self.run, self.rank, self.key, self.label, self.kept = run, rank, key, label, kept
-        self.membership: dict[int | None, list[str | None]] = {}
-
-    def member(self, depth: int | None) -> np.ndarray:
-        """Whether each run is a member at ``depth`` (asked of the campaign once per depth)."""
-        if depth not in self.membership:
-            self.membership[depth] = self.campaign.find_members(self.ranked, depth)
-        return np.array([m is not None for m in self.membership[depth]], dtype=bool)
-
-    def s_d(self, depth: int | None, rows: Selection) -> tuple[np.ndarray, np.ndarray]:
-        """The campaign's S_d, plus one for a newcomer's own rows within ``depth``; S, or S + 1 for a newcomer."""
-        is_member = self.member(depth)
-        chosen = slice(None) if rows is None else rows
-        run, rank = self.run[chosen], self.rank[chosen]
-        s_d = self.campaign.count_keys(self.key[chosen], depth).astype(np.float64)
-        own = ~is_member[run] if depth is None else ~is_member[run] & (rank < depth)
-        num_systems = float(self.campaign.num_systems_at(depth))
-        return s_d + own, np.where(is_member, num_systems, num_systems + 1.0)
-
-    def labels(self, rows: Selection) -> np.ndarray:
-        """The qrels' labels, looked up once for all rows."""
-        return self.label if rows is None else self.label[rows]
-
-    def keys(self, rows: Selection) -> np.ndarray:
-        """The pair keys of the encoded runs."""
-        return self.key if rows is None else self.key[rows]
-
-    def relevant(self, rel: int) -> np.ndarray:
-        """Relevance of every row, from its label."""
-        return is_relevant(self.label, rel)
-
-    def tie_keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """The runs' scores as given and their docnos' order among these runs (:class:`TieOrder`)."""
-        return self.ranked.score[self.kept], self.ranked.doc_order[self.kept]
-
-    def campaign_s_d(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
-        """The campaign's own S_d."""
-        return self.campaign.count_keys(keys, depth)
-
-    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-        """The campaign's summed reading probabilities, and which runs are members at ``cutoff``."""
-        return (*self.campaign.reading_probabilities(cutoff), self.member(cutoff))
-
-
-def rows_against(campaign: Campaign, ranked: RankedRuns, qrels: EncodedQrels
-                 ) -> tuple[Rows, dict[int | None, list[str | None]]]:
-    """Rows of ``ranked`` (encoded against the campaign, then the qrels) scored against ``campaign`` by the rule.
-
-    Returns:
-        The rows, and the membership found so far per depth (filled as measures ask for depths).
-
-    """
-    n_vocab = len(campaign.vocabularies()[0])
-    positions = query_positions(n_vocab, qrels)
-    inside = ranked.query < len(positions)
-    position = np.where(inside, positions[np.where(inside, ranked.query, 0)], -1)
-    keep = np.flatnonzero(position >= 0)
-    cell = ranked.run[keep] * len(qrels.query_ids) + position[keep]
-    if len(cell) > 1 and (np.diff(cell) < 0).any():  # keep rows sorted by (run, qrels query), rank order kept
-        keep = keep[np.argsort(cell, kind="stable")]
-    run, query, rank, key = ranked.run[keep], position[keep], ranked.rank[keep], ranked.key[keep]
-    present = np.zeros((ranked.n_runs, len(qrels.query_ids)), dtype=bool)
-    present[run, query] = True
-    source = _RunsAgainst(campaign, ranked, run, rank, key, qrels.lookup(key), keep)
-    rows = Rows(run=run, query=query, rank=rank, present=present, n_runs=ranked.n_runs, qrels=qrels, source=source)
-    return rows, source.membership
 
 
 def rows_for_runs(campaign: Campaign, frames: Mapping[str, pd.DataFrame], qrels: EncodedQrels,

@@ -8,9 +8,11 @@ stored fingerprints (the warm path of the ir_measures provider) needs numpy alon
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-__all__ = ["content_hashes", "run_fingerprints"]
+__all__ = ["content_hashes", "match_fingerprints", "run_fingerprints"]
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -38,3 +40,17 @@ def run_fingerprints(run: np.ndarray, rank: np.ndarray, row_hash: np.ndarray, n_
         starts = np.searchsorted(run, np.arange(n_runs), side="left")
         sums = cum[ends] - cum[starts]
     return sizes, sums
+
+
+def match_fingerprints(members: Mapping[tuple[int, int], str], sizes: np.ndarray, sums: np.ndarray
+                       ) -> list[str | None]:
+    """Per run, the member with its fingerprint ``(rows within the depth, hash sum)``, or None.
+
+    Args:
+        members: Fingerprint -> member name (of members with equal fingerprints, the one the mapping keeps).
+        sizes: Rows within the depth of each run (:func:`run_fingerprints`).
+        sums: The wrapping sum of their hashes.
+
+    A run with no row within the depth is no member.
+    """
+    return [members.get((int(n), int(h))) if n > 0 else None for n, h in zip(sizes, sums, strict=True)]

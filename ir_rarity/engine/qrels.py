@@ -6,22 +6,23 @@ A document is relevant at threshold ``rel`` when its label is at least ``rel`` a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ir_rarity.engine.codes import KEY_SHIFT, encode, pair_keys, sorted_lookup
+from ir_rarity.engine.codes import KEY_SHIFT, encode, pair_keys, sorted_codes, sorted_lookup
 from ir_rarity.errors import InputError
 from ir_rarity.io.raw import short
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# pandas is imported by encode_qrels, not with the module: the ir_measures provider's warm path builds its
-# EncodedQrels with numpy alone (see ir_rarity.integrations.warm).
+# pandas is imported by encode_qrels, not with the module: encode_qrels_columns encodes qrels given as numpy columns
+# with numpy alone (the provider's one-run path, ir_rarity.engine.one_run).
 
-__all__ = ["UNJUDGED", "EncodedQrels", "encode_qrels", "is_relevant"]
+__all__ = ["UNJUDGED", "EncodedQrels", "encode_qrels", "encode_qrels_columns", "is_relevant"]
 
 UNJUDGED = np.iinfo(np.int64).min
 """Label given to retrieved documents absent from the qrels: below every threshold, so never relevant."""
@@ -103,16 +104,52 @@ def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index
     import pandas as pd
 
     query_ids = pd.Index(pd.unique(qrels["query_id"].to_numpy())).sort_values()
+
+    def describe(i: int) -> tuple[Any, Any]:
+        row = qrels.iloc[i]
+        return row["query_id"], row["doc_id"]
+
+    return _encoded(query_ids, qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(),
+                    qrels["relevance"].to_numpy(np.int64), query_vocab, doc_vocab, source, describe)
+
+
+def encode_qrels_columns(query: np.ndarray, doc: np.ndarray, labels: np.ndarray, query_vocab: np.ndarray,
+                         doc_vocab: np.ndarray, source: str = "qrels") -> EncodedQrels:
+    """:func:`encode_qrels` of qrels given as numpy columns, against sorted numpy vocabularies: numpy alone.
+
+    The same codes and checks; ``query_ids`` and the extensions are numpy unicode arrays.
+
+    Args:
+        query: Query id of each judgment (numpy unicode array).
+        doc: Docno of each judgment (numpy unicode array).
+        labels: Relevance label of each judgment (integers).
+        query_vocab: The campaign's sorted query-id vocabulary (numpy unicode array).
+        doc_vocab: Its sorted docno vocabulary.
+        source: What the qrels are called in error messages.
+
+    Raises:
+        InputError: empty qrels, or a document judged twice for a query.
+
+    """
+    if len(query) == 0:
+        raise InputError("the qrels are empty", source)
+    return _encoded(sorted_codes(query)[0], query, doc, np.asarray(labels, dtype=np.int64), query_vocab, doc_vocab,
+                    source, lambda i: (query[i], doc[i]))
+
+
+def _encoded(query_ids: Any, query: Any, doc: Any, labels: np.ndarray, query_vocab: Any, doc_vocab: Any, source: str,
+             describe: Callable[[int], tuple[Any, Any]]) -> EncodedQrels:
+    """The :class:`EncodedQrels` of judgments (columns) with these sorted query ids: what both encodings share."""
     query_codes, qextra = encode(query_ids, [query_vocab])
-    qcodes, _ = encode(qrels["query_id"].to_numpy(), [query_vocab, qextra])
-    dcodes, dextra = encode(qrels["doc_id"].to_numpy(), [doc_vocab])
+    qcodes, _ = encode(query, [query_vocab, qextra])
+    dcodes, dextra = encode(doc, [doc_vocab])
     keys = pair_keys(qcodes, dcodes)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     dup = np.flatnonzero(keys[1:] == keys[:-1])
     if len(dup):
-        row = qrels.iloc[order[dup[0] + 1]]
-        raise InputError(f"query {short(row['query_id'])} judges document {short(row['doc_id'])} twice "
+        query_id, doc_id = describe(int(order[dup[0] + 1]))
+        raise InputError(f"query {short(query_id)} judges document {short(doc_id)} twice "
                          "(trec_eval rejects duplicate qrels too)", source)
     position = np.zeros(int(query_codes.max()) + 1, dtype=np.int64)
     position[query_codes] = np.arange(len(query_codes))
@@ -120,7 +157,7 @@ def encode_qrels(qrels: pd.DataFrame, query_vocab: pd.Index, doc_vocab: pd.Index
         query_ids=query_ids,
         query_codes=query_codes,
         keys=keys,
-        labels=qrels["relevance"].to_numpy(np.int64)[order],
+        labels=labels[order],
         key_query=position[keys >> KEY_SHIFT],
         doc_extra=dextra,
         query_extra=qextra,

@@ -4,16 +4,19 @@ Also the content fingerprint that recognises a campaign member by what it retrie
 run and depth, the number of (query, document, rank) rows within the depth and the wrapping sum of their
 64-bit hashes. Hashes are taken of the query id and docno *strings* (:func:`string_hashes`), so a pool, a saved
 pool and a count table compute the same fingerprint for the same ranked lists whatever their vocabularies.
+
+pandas is imported by the functions that read frames (:func:`rank_runs`, :func:`string_hashes`...), not with the
+module: :func:`rank_columns` ranks runs given as numpy columns against numpy vocabularies with numpy alone, the
+one ranking the provider's one-run path (:mod:`ir_rarity.engine.one_run`) shares with every other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from ir_rarity.engine.codes import (
     ScorePrecision,
@@ -21,17 +24,22 @@ from ir_rarity.engine.codes import (
     encode,
     pair_keys,
     ranks_within_blocks,
+    sorted_codes,
     trec_order,
 )
 from ir_rarity.engine.hashes import content_hashes, run_fingerprints
 from ir_rarity.errors import DuplicateDocumentError, InputError
 from ir_rarity.io.raw import short
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "Duplicates",
     "RankedRuns",
     "check_duplicates",
     "content_hashes",
+    "rank_columns",
     "rank_runs",
     "ranked_as_scores",
     "run_fingerprints",
@@ -46,6 +54,8 @@ _HASH_KEY = "ir_rarity:fp:v1."  # 16 bytes: the SipHash key of pandas' hash_arra
 
 def string_hashes(values: pd.Index | np.ndarray | Sequence[str]) -> np.ndarray:
     """A stable 64-bit hash of each string (SipHash-2-4 of its UTF-8 bytes under a fixed key)."""
+    import pandas as pd
+
     array = pd.Index(values).astype(str).to_numpy(dtype=object)
     if len(array) == 0:
         return np.zeros(0, dtype=np.uint64)
@@ -73,6 +83,8 @@ def check_duplicates(run: np.ndarray | None, key: np.ndarray, duplicates: Duplic
     ordered = np.sort(combined)  # a sort beats a hash table of millions of entries
     if not (ordered[1:] == ordered[:-1]).any():
         return None
+    import pandas as pd
+
     dup = pd.Index(combined).duplicated(keep="first")
     if duplicates == "error":
         name, qid, docno = describe(int(np.flatnonzero(dup)[0]))
@@ -93,6 +105,8 @@ def ranked_as_scores(frame: pd.DataFrame) -> pd.DataFrame:
         InputError: a query with 2**24 documents or more (their ranks would not be exact as C floats).
 
     """
+    import pandas as pd
+
     query, _ = pd.factorize(frame["query_id"], sort=True)
     doc, _ = pd.factorize(frame["doc_id"].astype(str), sort=True)
     order = trec_order(frame["score"].to_numpy(np.float64), doc, query, precision="float64")
@@ -121,6 +135,8 @@ def without_duplicates(name: str, frame: pd.DataFrame, duplicates: Duplicates, s
         DuplicateDocumentError: a repeated document with ``duplicates="error"``.
 
     """
+    import pandas as pd
+
     repeated = frame.duplicated(["query_id", "doc_id"], keep=False).to_numpy()
     if not repeated.any():
         return frame
@@ -197,6 +213,8 @@ def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Inde
         InputError: a NaN score, or a duplicate document (:class:`DuplicateDocumentError`).
 
     """
+    import pandas as pd
+
     names = tuple(str(n) for n in frames)
     parts = list(frames.values())
     for name, frame in zip(names, parts, strict=True):
@@ -213,6 +231,84 @@ def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Inde
         score = np.zeros(0)
     local_query, local_queries = pd.factorize(qids, sort=True)
     local_doc, local_docs = pd.factorize(docnos, sort=True)
+    return _ranked(names, run, score, (local_query, local_queries), (local_doc, local_docs), query_vocabs,
+                   doc_vocabs, duplicates, scores, (_hashed, _hashed))
+
+
+def _hashed(strings: Any, codes: np.ndarray) -> np.ndarray:
+    """:func:`string_hashes` of ``strings`` (their codes not needed)."""
+    return string_hashes(strings)
+
+
+def rank_columns(name: str, query: np.ndarray, doc: np.ndarray, score: np.ndarray, query_vocabs: Sequence[np.ndarray],
+                 doc_vocabs: Sequence[np.ndarray], hashes: tuple[np.ndarray, np.ndarray],
+                 duplicates: Duplicates = "error", scores: ScorePrecision = "float32") -> RankedRuns:
+    """:func:`rank_runs` of one run given as numpy columns, against sorted numpy vocabularies: numpy alone.
+
+    The same order, codes, ranks and duplicate check as :func:`rank_runs` (both go through one path once the
+    strings are coded); only the row hashes are taken from the campaign rather than hashed again: a string of the
+    first vocabularies (the campaign's) has the hash the campaign stores for it, and any other string the hash 0.
+    No member retrieved a row with such a string, so it changes no member's fingerprint; a campaign whose
+    :meth:`~ir_rarity.engine.contract.Campaign.find_members` reads these fingerprints refuses a run with a row
+    within the depth it never counted before comparing them (:class:`~ir_rarity.engine.one_run.CountsCampaign`).
+
+    Args:
+        name: The run's name (in error messages).
+        query: Query id of each row (numpy unicode array).
+        doc: Docno of each row (numpy unicode array).
+        score: Score of each row.
+        query_vocabs: Sorted numpy query vocabularies to encode against, in order (the campaign's, then the qrels'
+            extension).
+        doc_vocabs: Docno vocabularies likewise.
+        hashes: :func:`string_hashes` of ``query_vocabs[0]`` and of ``doc_vocabs[0]``.
+        duplicates: See :func:`check_duplicates`.
+        scores: See :func:`rank_runs`.
+
+    Raises:
+        InputError: a NaN score, or a duplicate document (:class:`DuplicateDocumentError`).
+
+    """
+    score = np.asarray(score, dtype=np.float64)
+    if np.isnan(score).any():
+        raise InputError("NaN scores have no trec_eval order", name)
+    query_sorted, query_codes = sorted_codes(query)
+    doc_sorted, doc_codes = sorted_codes(doc)
+    return _ranked((str(name),), np.zeros(len(score), dtype=np.int64), score, (query_codes, query_sorted),
+                   (doc_codes, doc_sorted), query_vocabs, doc_vocabs, duplicates, scores,
+                   (_stored(hashes[0]), _stored(hashes[1])))
+
+
+def _stored(of_vocabulary: np.ndarray) -> Callable[[Any, np.ndarray], np.ndarray]:
+    """Hashes of strings by their codes: ``of_vocabulary``'s for codes in that vocabulary, 0 past it."""
+    def hashes(strings: Any, codes: np.ndarray) -> np.ndarray:
+        inside = codes < len(of_vocabulary)
+        out = np.zeros(len(codes), dtype=np.uint64)
+        out[inside] = of_vocabulary[codes[inside]]
+        return out
+    return hashes
+
+
+def _ranked(names: tuple[str, ...], run: np.ndarray, score: np.ndarray, queries: tuple[np.ndarray, Any],
+            docs: tuple[np.ndarray, Any], query_vocabs: Sequence[Any], doc_vocabs: Sequence[Any],
+            duplicates: Duplicates, scores: ScorePrecision,
+            hash_strings: tuple[Callable[[Any, np.ndarray], np.ndarray], Callable[[Any, np.ndarray], np.ndarray]]
+            ) -> RankedRuns:
+    """Rows in trec_eval order, encoded, checked for duplicates, ranked and hashed: what both rankings share.
+
+    Args:
+        names: The run names.
+        run: Run of each row.
+        score: Score of each row.
+        queries: Code of each row's query id among the sorted distinct ones, and those ids.
+        docs: The same of the docnos.
+        query_vocabs: Query vocabularies to encode against (:func:`~ir_rarity.engine.codes.encode`).
+        doc_vocabs: Docno vocabularies likewise.
+        duplicates: See :func:`check_duplicates`.
+        scores: How scores are compared.
+        hash_strings: For query ids, then docnos: ``(sorted distinct strings, their codes) -> hash of each``.
+
+    """
+    (local_query, local_queries), (local_doc, local_docs) = queries, docs
     order = trec_order(score, local_doc, run, local_query, precision=scores)
     query, query_extra = encode(local_queries, query_vocabs)
     doc, doc_extra = encode(local_docs, doc_vocabs)
@@ -226,7 +322,8 @@ def rank_runs(frames: Mapping[str, pd.DataFrame], query_vocabs: Sequence[pd.Inde
     if keep is not None:
         run, local_query, local_doc, key = run[keep], local_query[keep], local_doc[keep], key[keep]
     rank = ranks_within_blocks(block_starts(run, local_query))
-    row_hash = content_hashes(string_hashes(local_queries)[local_query], string_hashes(local_docs)[local_doc], rank)
+    row_hash = content_hashes(hash_strings[0](local_queries, query)[local_query],
+                              hash_strings[1](local_docs, doc)[local_doc], rank)
     return RankedRuns(names=names, run=run, query=query[local_query], key=key, rank=rank, row_hash=row_hash,
                       score=score[order] if keep is None else score[order][keep],
                       doc_order=local_doc,

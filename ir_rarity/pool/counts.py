@@ -51,6 +51,7 @@ from ir_rarity.engine.codes import (
     sorted_lookup,
 )
 from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
+from ir_rarity.engine.hashes import match_fingerprints
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates, RankedRuns
@@ -60,7 +61,7 @@ from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.sources import Origin, origin_of
-from ir_rarity.scoring import evaluate_campaign, evaluation_frame
+from ir_rarity.evaluation import evaluate_campaign, evaluation_frame
 
 if TYPE_CHECKING:
     from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
@@ -316,9 +317,7 @@ class CountTable:
                               "assume_members=False to score them as newcomers)", RarityWarning)
             member = self.assume_members is not False
             return [ASSUMED_MEMBER if member else None for _ in runs.names]
-        by_print = {v: k for k, v in self.members.items()}
-        sizes, sums = runs.fingerprints(depth)
-        return [by_print.get((int(n), int(h))) if n > 0 else None for n, h in zip(sizes, sums, strict=True)]
+        return match_fingerprints({v: k for k, v in self.members.items()}, *runs.fingerprints(depth))
 
     def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int]:
         """Not available: the novelty utility needs the runs themselves."""

@@ -9,7 +9,7 @@ Times, side by side (alternating, median of ``--repeat``), in fresh processes:
 and prints the ratio of the medians against its target (1.5). ``--cache off`` times the uncached call instead
 (every call counts the campaign again). Values of both rarity calls are checked equal, and the first call must
 say that it is building the cache. A third row, ``floor``, times ``P@100`` in a process that first imports what
-the provider's warm path imports (:mod:`ir_rarity.engine.one_run`: numpy and the engine's kernels, not pandas):
+the provider's warm path imports (:mod:`ir_rarity.integrations.tuples`: numpy and the engine's one-run path, not pandas):
 no warm rarity call can be faster than that.
 
 Usage::
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     ir_measures = [sys.executable, "-m", "ir_measures", args.qrels, args.run]
     standard = [*ir_measures, "P@100"]
     rarity = [*ir_measures, f"P_rare(alpha=0.5,pool='{args.runs}')@100 P@100"]
-    floor = [sys.executable, "-c", "import sys, runpy, ir_rarity.engine.one_run; "
+    floor = [sys.executable, "-c", "import sys, runpy, ir_rarity.integrations.tuples; "
              f"sys.argv = ['ir_measures', {args.qrels!r}, {args.run!r}, 'P@100']; "
              "runpy.run_module('ir_measures', run_name='__main__')"]
     with tempfile.TemporaryDirectory(prefix="ir_rarity_bench.") as folder:

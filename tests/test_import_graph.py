@@ -74,7 +74,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.scoring"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.io.frames"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.pool"): LAZY,
-    ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.engine.one_run"): LAZY,
+    ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.integrations.tuples"): LAZY,
     # heavy dependencies, for the path that needs them
     ("ir_rarity.scoring", "ir_rarity.compare.intervals"): LAZY_SCIPY,
     ("ir_rarity.integrations.experiment._rendering", "ir_rarity.compare.intervals"): LAZY_SCIPY,

@@ -11,9 +11,10 @@ in a disk cache (:mod:`ir_rarity.pool.cache`). Each run is scored through the on
 (:func:`ir_rarity.scoring.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
 read once per evaluator and encoded once per campaign.
 
-Once the counts are cached, qrels and runs as ir_measures reads them from files (the stock command) take the warm
-path (:mod:`ir_rarity.engine.one_run`): the same rule and kernels on the cached counts, with numpy alone, so a
-repeated call imports neither pandas nor pyarrow. Whatever it does not handle takes the door above.
+Once the counts are cached, qrels and runs as ir_measures reads them from files (the stock command) are scored by
+:mod:`ir_rarity.integrations.tuples`: the engine's one-run path (:mod:`ir_rarity.engine.one_run`), the same rule and
+kernels on the cached counts with numpy alone, so a repeated call imports neither pandas nor pyarrow. Whatever it
+does not handle takes the door above.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ir_measures.providers.base import Evaluator, Provider
 
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import check_params
-from ir_rarity.pool.context import active_pool, require_pool
+from ir_rarity.pool.context import POOL_ENV, active_pool, require_pool
 
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 # start-up hook registers ir_rarity on every `import ir_measures`, which must stay as light as it was.
 
 __all__ = ["POOL_ENV", "RarityEvaluator", "RarityProvider", "pool_for"]
-
-POOL_ENV = "IR_RARITY_POOL"
 
 
 def pool_for(measure: ir_measures.Measure) -> Campaign:
@@ -72,7 +71,7 @@ class RarityEvaluator(Evaluator):
     """Evaluates one run at a time against the active pool (see :class:`RarityProvider`)."""
 
     def __init__(self, measures: Iterable[ir_measures.Measure], qrels: Any) -> None:
-        from ir_rarity.engine.one_run import qrels_columns
+        from ir_rarity.integrations.tuples import qrels_columns
 
         measures = list(measures)
         self._columns = None
@@ -103,15 +102,15 @@ class RarityEvaluator(Evaluator):
         return self._judgments
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
-        from ir_rarity.engine.one_run import run_columns, warm_values
+        from ir_rarity.integrations.tuples import cached_values, run_columns
 
         if self._columns is not None and not isinstance(run, list | dict) and not hasattr(run, "columns"):
             run = list(run)  # an iterator of ScoredDoc, as ir_measures reads a run file: read once, here
         columns = run_columns(run) if self._columns is not None and isinstance(run, list) else None
-        warm = None if columns is None or self._columns is None else warm_values(list(self.measures), self._columns,
-                                                                                 columns)
-        if warm is not None:
-            query_ids, values = warm
+        cached = None if columns is None or self._columns is None else cached_values(list(self.measures),
+                                                                                     self._columns, columns)
+        if cached is not None:
+            query_ids, values = cached
             for measure in self.measures:
                 for query_id, value in zip(query_ids.tolist(), values[measure].tolist(), strict=True):
                     yield Metric(query_id=query_id, measure=measure, value=float(value))
@@ -119,7 +118,8 @@ class RarityEvaluator(Evaluator):
         yield from self._ordinary(run)
 
     def _ordinary(self, run: Any) -> Iterator[Metric]:
-        """The values of the run through :func:`~ir_rarity.scoring.evaluate_campaign`."""
+        """The values of the run through :func:`~ir_rarity.evaluation.evaluate_campaign`."""
+        from ir_rarity.integrations.tuples import RUN_NAME
         from ir_rarity.io.frames import as_run_frame
         from ir_rarity.pool.pool import Pool
         from ir_rarity.scoring import evaluate_campaign
@@ -136,7 +136,7 @@ class RarityEvaluator(Evaluator):
             if campaign == "own":
                 result = evaluate_campaign(Pool.from_runs({"run": frame}), self.judgments, measures)
             else:
-                result = evaluate_campaign(campaign, self.judgments, measures, {"the evaluated run": frame})
+                result = evaluate_campaign(campaign, self.judgments, measures, {RUN_NAME: frame})
             # Every qrels query, in the table's (sorted) order, so that ir_measures' aggregators add them up as
             # ir_rarity's tables do; a query the run lacks holds the measure's default, as back-filling would give.
             for measure in measures:

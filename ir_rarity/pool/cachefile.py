@@ -1,7 +1,7 @@
 """Where the disk cache of count tables lives, how its files are keyed and bounded, and their format: numpy alone.
 
-:mod:`ir_rarity.pool.cache` counts a campaign and keeps its count table here; the warm path of the ir_measures
-provider (:mod:`ir_rarity.integrations.warm`) reads a kept table with this module only, so that a repeated call
+:mod:`ir_rarity.pool.cache` counts a campaign and keeps its count table here; the ir_measures provider's quick way
+(:mod:`ir_rarity.integrations.tuples`) reads a kept table with this module only, so that a repeated call
 of the stock command imports neither pandas nor pyarrow. See :mod:`ir_rarity.pool.cache` for the rules (where,
 key, bound, concurrency, trust).
 
@@ -53,6 +53,7 @@ from typing import Any, BinaryIO, cast
 
 import numpy as np
 
+from ir_rarity.engine.codes import KEY_SHIFT
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_text, write_with
 from ir_rarity.pool.npz import check_members, json_header, pack_strings, string_array, unpack_strings
@@ -83,7 +84,6 @@ _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 _STRINGS = ("queries", "docs", "names")
 _AS_ARRAY = ("queries", "docs")  # stored as numpy unicode arrays where that is compact: read without decoding
 _NUMBERS = {"query_hash": "u8", "doc_hash": "u8", "keys": "i8", "counts": "i8", "sizes": "i8", "sums": "u8"}
-_KEY_SHIFT = 32  # as ir_rarity.engine.codes.KEY_SHIFT (a test checks they agree)
 
 
 def cache_dir() -> Path | None:
@@ -325,8 +325,8 @@ def _check(table: CachedCounts, source: str) -> None:
     if len(a["query_hash"]) != n["queries"] or len(a["doc_hash"]) != n["docs"] or len(counts) != len(keys) \
             or len(sizes) != n["names"] or len(a["sums"]) != n["names"] or n["names"] != runs:
         raise InputError("damaged cache file (arrays of different lengths)", source)
-    if len(keys) and ((np.diff(keys) <= 0).any() or keys[0] < 0 or (keys[-1] >> _KEY_SHIFT) >= n["queries"]
-                      or ((keys & ((1 << _KEY_SHIFT) - 1)) >= n["docs"]).any()):
+    if len(keys) and ((np.diff(keys) <= 0).any() or keys[0] < 0 or (keys[-1] >> KEY_SHIFT) >= n["queries"]
+                      or ((keys & ((1 << KEY_SHIFT) - 1)) >= n["docs"]).any()):
         raise InputError("invalid cache file: count keys are not sorted, unique pairs of the vocabularies", source)
     if len(counts) and (counts.min() < 1 or counts.max() > s):
         raise InputError(f"invalid cache file: S_d must be whole numbers in [1, S = {s}]", source)

@@ -17,7 +17,11 @@ from ir_rarity.errors import NoActivePoolError
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
 
-__all__ = ["activated", "active_pool", "pop_pool", "push_pool", "require_pool"]
+__all__ = ["POOL_ENV", "activated", "active_pool", "pop_pool", "push_pool", "require_pool"]
+
+POOL_ENV = "IR_RARITY_POOL"
+"""The environment variable naming the campaign where no pool is active and the measure names none (the stock
+``ir_measures`` command, ``ir-rarity eval``)."""
 
 _STACK: contextvars.ContextVar[tuple[Campaign, ...]] = contextvars.ContextVar("ir_rarity_pool_stack", default=())
 

@@ -1,10 +1,11 @@
-"""The provider's warm path (:mod:`ir_rarity.integrations.warm`): cached counts, numpy alone, the same values.
+"""The engine's one-run path (:mod:`ir_rarity.engine.one_run`, reached by :mod:`ir_rarity.integrations.tuples`).
 
 Once a campaign's counts are in the disk cache, ``ir_measures.calc_aggregate`` (and so the stock command) scores a
-run with the warm path; every value must equal the ordinary path's (``IR_RARITY_CACHE=off``, through
-:func:`ir_rarity.scoring.evaluate_campaign`) and an independent computation (``Pool.evaluation``, the campaign's
-runs in memory), for members and newcomers, odd strings and runs and qrels that do not cover each other. What it
-does not handle goes the ordinary way, with the ordinary errors.
+run with numpy alone, through the engine's rule; every value must equal the ordinary path's
+(``IR_RARITY_CACHE=off``, through :func:`ir_rarity.evaluation.evaluate_campaign`) and an independent computation
+(``Pool.evaluation``, the campaign's runs in memory), for members and newcomers, runs with documents beyond the
+depth, ties, odd strings and runs and qrels that do not cover each other. What it does not handle goes the ordinary
+way, with the ordinary errors.
 """
 
 from __future__ import annotations
@@ -19,9 +20,14 @@ import ir_measures
 import numpy as np
 import pytest
 
+from ir_rarity.engine.hashes import content_hashes
+from ir_rarity.engine.one_run import CountsCampaign, score_run
+from ir_rarity.engine.runs import rank_columns, rank_runs, string_hashes
 from ir_rarity.errors import MemberNotice
-from ir_rarity.engine import one_run as warm
+from ir_rarity.integrations import tuples
+from ir_rarity.io.frames import as_run_frame
 from ir_rarity.pool import cache, cachefile
+from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.npz import pack_strings, string_array
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.resolve import clear_cache
@@ -35,6 +41,8 @@ NEW = {  # newcomers: ties broken by docno, documents and queries no member has,
     "new": "q1 Q0 d2 1 5 x\nq1 Q0 d3 2 4 x\nq2 Q0 d5 1 3 x\nq2 Q0 d1 2 2 x\nq5 Q0 d1 1 1 x\n",
     "ties": "q1 Q0 d1 1 1 x\nq1 Q0 d3 2 1 x\nq1 Q0 d2 3 1 x\nq2 Q0 d8 1 2 x\nq2 Q0 d5 2 2 x\nqé Q0 dé 1 0 x\n",
     "unseen": "q9 Q0 d1 1 1 x\nq1 Q0 zz 1 2 x\nq1 Q0 dé 2 1 x\n",
+    # run c to depth 3, then documents beyond it: a member at depths 2 and 3, a newcomer at 10 and whole runs
+    "beyond": RUNS["c"].replace(" c\n", " x\n") + "q1 Q0 d9 4 1 x\nq1 Q0 zz 5 0.5 x\n",
 }
 MEASURES = ["P_rare(alpha=0.5)@2", "AP_rare@3", "nDCG_rare(alpha=2)@3", "R_rare@2", "P_rare(bounded=True)@2",
             "P_rare(alpha=1,depth=3)@2", "AP_rare(gain='graded')@10", "nDCG_rare(rel=2)@2", "R_rare(alpha=3)",
@@ -45,12 +53,12 @@ MEASURES = ["P_rare(alpha=0.5)@2", "AP_rare@3", "nDCG_rare(alpha=2)@3", "R_rare@
 @pytest.fixture(autouse=True)
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
-    monkeypatch.delenv(warm.POOL_ENV, raising=False)
+    monkeypatch.delenv(tuples.POOL_ENV, raising=False)
     clear_cache()
-    warm._TABLES.clear()
+    tuples._CAMPAIGNS.clear()
     yield tmp_path / "cache"
     clear_cache()
-    warm._TABLES.clear()
+    tuples._CAMPAIGNS.clear()
 
 
 @pytest.fixture
@@ -86,7 +94,7 @@ def _warm_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ir_rarity.scoring, "evaluate_campaign", refuse)
 
 
-RUN_FILES = [("runs", "a"), ("runs", "b"), ("runs", "c"), ("", "new"), ("", "ties"), ("", "unseen")]
+RUN_FILES = [("runs", "a"), ("runs", "b"), ("runs", "c"), ("", "new"), ("", "ties"), ("", "unseen"), ("", "beyond")]
 
 
 @pytest.mark.parametrize(("where", "name"), RUN_FILES)
@@ -142,7 +150,7 @@ def test_a_changed_run_file_is_a_new_key(campaign: Path, monkeypatch: pytest.Mon
     before = _by_query(campaign, str(campaign / "new"), measures)
     assert "counted S_d" in capsys.readouterr().err
     (campaign / "runs" / "b").write_text(RUNS["b"].replace("d5", "d2"))
-    warm._TABLES.clear()  # another process
+    tuples._CAMPAIGNS.clear()  # another process
     clear_cache()
     after = _by_query(campaign, str(campaign / "new"), measures)
     assert "counted S_d" in capsys.readouterr().err and after != before
@@ -168,9 +176,9 @@ def test_a_repeated_call_imports_neither_pandas_nor_pyarrow(campaign: Path) -> N
 
 def test_strings_numpy_cannot_hold_go_the_ordinary_way(campaign: Path) -> None:
     assert string_array(*pack_strings(["a", "b\x00"])) is None
-    assert warm.run_columns([ir_measures.ScoredDoc("q1", "d1\x00", 1.0)]) is None
-    assert warm.run_columns([("q1", "d1", 1.0)]) is None  # not ir_measures' namedtuples
-    assert warm.qrels_columns([ir_measures.Qrel("q1", "d1", 1.5)]) is None
+    assert tuples.run_columns([ir_measures.ScoredDoc("q1", "d1\x00", 1.0)]) is None
+    assert tuples.run_columns([("q1", "d1", 1.0)]) is None  # not ir_measures' namedtuples
+    assert tuples.qrels_columns([ir_measures.Qrel("q1", "d1", 1.5)]) is None
 
 
 @pytest.mark.parametrize("strings", [["a", "bb", "ccc"], ["", "x"], ["d1", "dé", "日本"], []])
@@ -195,8 +203,76 @@ def test_cache_files_keep_long_strings_as_bytes(tmp_path: Path) -> None:
     assert vocabulary is not None and vocabulary.tolist() == docs
 
 
-def test_the_key_shift_is_the_engines() -> None:
-    from ir_rarity.engine.codes import KEY_SHIFT
-    from ir_rarity.integrations.ir_measures_provider import POOL_ENV
+def _counts_campaign(pool: Pool, depth: int | None) -> CountsCampaign:
+    """The CountsCampaign of a pool's counts at ``depth``, as the disk cache would hold them."""
+    table = CountTable.from_pool(pool, depth)
+    queries, docs = (np.array(list(v), dtype=str) for v in table.vocabularies())
+    return CountsCampaign(queries=queries, docs=docs, query_hash=string_hashes(queries), doc_hash=string_hashes(docs),
+                          keys=table._keys, counts=table._counts, members=table.members, num_systems=table.num_systems,
+                          systems=table.systems, n_runs=table.n_runs, depth=depth)
 
-    assert cachefile._KEY_SHIFT == KEY_SHIFT and warm.POOL_ENV == POOL_ENV
+
+def _columns_of(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows = [line.split() for line in text.splitlines()]
+    return (np.array([r[0] for r in rows]), np.array([r[2] for r in rows]),
+            np.array([float(r[4]) if len(r) > 4 else int(r[3]) for r in rows]))
+
+
+@pytest.mark.parametrize("name", ["new", "ties", "unseen", "beyond"])
+def test_rank_columns_ranks_as_rank_runs(campaign: Path, name: str) -> None:
+    """numpy columns are ranked and coded as frames are (one path), row hashes taken from the campaign."""
+    pool = Pool.from_runs(str(campaign / "runs"))
+    counts = _counts_campaign(pool, 2)
+    queries, docs = counts.vocabularies()
+    frame = as_run_frame(str(campaign / name))
+    by_frames = rank_runs({"x": frame}, [pool.vocabularies()[0]], [pool.vocabularies()[1]])
+    by_columns = rank_columns("x", *_columns_of(NEW[name]), [queries], [docs], counts.hashes)
+    for field in ("run", "query", "key", "rank", "score", "doc_order"):
+        assert np.array_equal(getattr(by_columns, field), getattr(by_frames, field)), field
+    assert by_columns.query_extra.tolist() == list(by_frames.query_extra)
+    assert by_columns.doc_extra.tolist() == list(by_frames.doc_extra)
+    query, doc = by_columns.query, by_columns.key & 0xFFFFFFFF
+    known = (query < len(queries)) & (doc < len(docs))
+    assert np.array_equal(by_columns.row_hash[known], by_frames.row_hash[known])
+    # a string outside the campaign's vocabularies hashes as 0 (no member has it; find_members refuses such runs)
+    query_hash = np.where(query < len(queries), counts.hashes[0][np.minimum(query, len(queries) - 1)], 0)
+    doc_hash = np.where(doc < len(docs), counts.hashes[1][np.minimum(doc, len(docs) - 1)], 0)
+    assert np.array_equal(by_columns.row_hash, content_hashes(query_hash.astype(np.uint64),
+                                                              doc_hash.astype(np.uint64), by_columns.rank))
+
+
+def test_a_row_never_counted_makes_no_member_whatever_its_fingerprint(campaign: Path) -> None:
+    """A forged member with the fingerprint of a run holding an uncounted row is not that run's member."""
+    pool = Pool.from_runs(str(campaign / "runs"))
+    counts = _counts_campaign(pool, 2)
+    queries, docs = counts.vocabularies()
+    ranked = rank_columns("x", *_columns_of(NEW["unseen"]), [queries], [docs], counts.hashes)
+    size, total = ranked.fingerprints(2)
+    forged = CountsCampaign(queries=queries, docs=docs, query_hash=counts.hashes[0], doc_hash=counts.hashes[1],
+                            keys=counts._keys, counts=counts._counts,
+                            members={"a": (int(size[0]), int(total[0])), "b": (1, 0), "c": (2, 0)},
+                            num_systems=3, systems="runs", n_runs=3, depth=2)
+    assert forged.find_members(ranked, 2) == [None]
+    member = rank_columns("a", *_columns_of(RUNS["a"]), [queries], [docs], counts.hashes)
+    assert counts.find_members(member, 2) == ["a"] == CountTable.from_pool(pool, 2).find_members(member, 2)
+
+
+def test_score_run_is_the_rule_of_the_front_door(campaign: Path) -> None:
+    """score_run against a pool's counts gives CountTable.evaluation's values, and names a member alike."""
+    pool = Pool.from_runs(str(campaign / "runs"))
+    qrels = _columns_of(QRELS)
+    qrels = (qrels[0], qrels[1], qrels[2].astype(np.int64))
+    measures = [ir_measures.parse_measure(m) for m in ("P_rare(alpha=0.5)@2", "AP_rare@2", "R_rare(alpha=3)@2")]
+    table = CountTable.from_pool(pool, 2)
+    for name, text, member in [("new", NEW["new"], None), ("beyond", NEW["beyond"], "c"), ("b", RUNS["b"], "b")]:
+        expected = table.evaluation(campaign / "qrels", measures, {"the evaluated run": as_run_frame(
+            str(campaign / ("runs" if name == "b" else "") / name))})
+        with warnings.catch_warnings(record=True) as notices:
+            warnings.simplefilter("always")
+            query_ids, values = score_run(_counts_campaign(pool, 2), measures, qrels, _columns_of(text))
+        assert query_ids.tolist() == list(expected.query_ids)
+        for measure in measures:
+            assert values[measure].tolist() == expected.values[measure][0].tolist()
+        assert [str(n.message) for n in notices if n.category is MemberNotice] == (
+            ["1 evaluated run is scored as the campaign members they equal: 'the evaluated run' has the ranked "
+             f"lists of campaign run {member!r} to depth 2"] if member else [])

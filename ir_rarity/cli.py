@@ -198,7 +198,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ir_rarity.provenance import hash_inputs
 
     if _wants_provenance(args) or args.metadata is not None:  # inputs hashed on a thread, from before the
-        args.hashed = hash_inputs([i for i in inputs if i is not None])  # evaluation's imports: on the idle core
+        args.hashed = hash_inputs([i for i in inputs if i is not None],  # evaluation's imports: on the idle core
+                                  absolute_paths=args.absolute_paths)
     from ir_rarity.io.datasets import expand_official
 
     measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
@@ -318,7 +319,8 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     from ir_rarity.provenance import collect, write_folder
 
     write_folder(args.out, collect(args.argv, [i for i in _inputs(args) if i is not None], pool.info().as_dict(),
-                                   trials=args.trials, cutoff=args.cutoff, seed=args.seed))
+                                   absolute_paths=args.absolute_paths, trials=args.trials, cutoff=args.cutoff,
+                                   seed=args.seed))
     if result is not None:
         print(result)
     return 0
@@ -376,6 +378,13 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
                         "pytrec_eval and ir_measures do (trec_eval 9: scores that round to the same float tie)")
 
 
+def _add_absolute_paths_option(p: argparse.ArgumentParser) -> None:
+    """``--absolute-paths``: the provenance records each input's resolved path too (it may name private folders)."""
+    p.add_argument("--absolute-paths", action="store_true",
+                   help="record each input file's resolved absolute path in the provenance (default: the names "
+                        "as given only)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ir-rarity``."""
     parser = argparse.ArgumentParser(prog=PROG, description="Rarity measures and pool-aware evaluation of TREC runs.")
@@ -410,6 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(also {NO_PROVENANCE_ENV}=1)")
     p.add_argument("--metadata", metavar="FILE",
                    help="also write the provenance as an ir_metadata document (CLEF LongEval, TIREx) to FILE")
+    _add_absolute_paths_option(p)
     p.add_argument("--output", metavar="FILE",
                    help="write here instead of stdout: a regular file is replaced atomically; a FIFO, a device or "
                         "/dev/stdout is written in place, as a stream")
@@ -435,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=int, default=1000, help="trials of the stability and robustness analyses")
     p.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
     p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
+    _add_absolute_paths_option(p)
     _add_pool_options(p)
     p.set_defaults(func=_cmd_meta)
 
@@ -442,7 +453,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.set_defaults(func=_cmd_demo)
 
-    add_pooling_parser(sub)  # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
+    # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
+    _add_absolute_paths_option(add_pooling_parser(sub))
     from ir_rarity.report.cli import add_report_command
 
     add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)

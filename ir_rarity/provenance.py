@@ -2,8 +2,11 @@
 
 Every output of ir_rarity (tables in any format, the HTML report, the meta-evaluation and pooling folders) carries
 a :class:`Provenance`: the versions of ir_rarity, ir_measures, pyterrier, numpy, pandas and Python; the command
-line (or the Python call); each input file's name, size and SHA-256; the pool it was computed against (S, what S
-counts, depths, runs); and the time it was made (UTC, ISO 8601).
+line (or the Python call), as a shell takes it back; each input file's name as the user gave it, size and SHA-256
+(the files the readers read: a folder's non-hidden files, as :func:`ir_rarity.pool.paths.expand_run_paths` lists
+them; the resolved absolute path only when asked, ``absolute_paths=True``); the pool it was computed against (S,
+what S counts, depths, runs); and the time it was made (UTC, ISO 8601). Tables carry it in a comment encoded for
+their format by :mod:`ir_rarity.formats`, so no file name or command can add a row or become markup.
 
 :meth:`Provenance.ir_metadata` writes it in the ir_metadata format (Breuer, Keller & Schaer, "ir_metadata: An
 Extensible Metadata Schema for IR Experiments", SIGIR 2022; schema 0.1, the PRIMAD components ``platform``,
@@ -17,7 +20,6 @@ from __future__ import annotations
 import datetime as _datetime
 import hashlib
 import importlib.metadata
-import json
 import os
 import platform
 import shlex
@@ -28,10 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ir_rarity.errors import InputError
+from ir_rarity.formats import comment, fact_lines, json_for_script, json_text
 from ir_rarity.io.files import write_text
+from ir_rarity.pool.paths import expand_run_paths
 
-__all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs", "stamp",
-           "write_folder"]
+__all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs",
+           "json_for_script", "stamp", "write_folder"]
 
 PACKAGES = ("ir_rarity", "ir_measures", "pyterrier", "numpy", "pandas")
 """Packages whose versions every output records (a package not installed is recorded as ``"not installed"``)."""
@@ -41,7 +46,7 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class InputFile:
-    """One input: its name as given, and for a file its resolved path, size in bytes and SHA-256 (hex)."""
+    """One input: its name as given, and for a file its size in bytes, SHA-256 (hex) and, when asked, resolved path."""
 
     name: str
     path: str | None = None
@@ -54,31 +59,42 @@ class InputFile:
                                   ("sha256", self.sha256)) if v is not None}
 
 
-def file_record(spec: str | os.PathLike[str]) -> list[InputFile]:
-    """The inputs ``spec`` names: a file, every file of a folder (sorted) or of a glob, or a name.
+def file_record(spec: str | os.PathLike[str], *, absolute_paths: bool = False) -> list[InputFile]:
+    """The inputs ``spec`` names, as the readers read them: a file, a folder's or a glob's files, or a name.
 
-    A name that is no file (an ir_datasets id, a glob that matched nothing) is recorded by name only. A file is
-    read in 1 MiB chunks to hash it, so memory stays flat whatever its size.
+    The files are listed by :func:`ir_rarity.pool.paths.expand_run_paths`, the one listing every reader uses (a
+    folder's non-hidden regular files, sorted), and named by the path the user gave (``runs/a.run`` for the
+    folder ``runs``). A name that is no file (an ir_datasets id, standard input ``-``) is recorded by name only.
+    A file is read in 1 MiB chunks to hash it, so memory stays flat whatever its size.
+
+    Args:
+        spec: A file, folder or glob (or a name).
+        absolute_paths: Also record each file's resolved absolute path (it may name the user's folders: off
+            unless asked).
+
     """
-    path = Path(spec)
-    if path.is_dir():
-        return [record for child in sorted(path.iterdir()) if child.is_file() for record in file_record(child)]
-    if not path.is_file():
-        import glob
+    text = os.fspath(spec)
+    try:
+        files = expand_run_paths(text)
+    except InputError:
+        return [InputFile(name=text)]
+    out = []
+    for path in files:
+        if not path.is_file():  # standard input, a pipe: nothing to hash
+            out.append(InputFile(name=os.fspath(path)))
+            continue
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            while chunk := f.read(_CHUNK):
+                digest.update(chunk)
+        out.append(InputFile(name=text if files == [Path(text)] else os.fspath(path),
+                             path=str(path.resolve()) if absolute_paths else None, size=path.stat().st_size,
+                             sha256=digest.hexdigest()))
+    return out
 
-        matched = sorted(glob.glob(os.fspath(spec)))
-        if matched and matched != [os.fspath(spec)]:
-            return [record for m in matched for record in file_record(m)]
-        return [InputFile(name=os.fspath(spec))]
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return [InputFile(name=os.fspath(spec), path=str(path.resolve()), size=path.stat().st_size,
-                      sha256=digest.hexdigest())]
 
-
-def hash_inputs(inputs: Iterable[str | os.PathLike[str]]) -> Future[tuple[InputFile, ...]]:
+def hash_inputs(inputs: Iterable[str | os.PathLike[str]], *, absolute_paths: bool = False
+                ) -> Future[tuple[InputFile, ...]]:
     """The :func:`file_record` of every input, computed on a thread while the caller goes on.
 
     Hashing releases the GIL, so hashing a large campaign overlaps its evaluation; ``.result()`` gives the records
@@ -89,7 +105,8 @@ def hash_inputs(inputs: Iterable[str | os.PathLike[str]]) -> Future[tuple[InputF
     specs = list(inputs)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ir_rarity-hash")
     try:
-        return pool.submit(lambda: tuple(record for spec in specs for record in file_record(spec)))
+        return pool.submit(lambda: tuple(record for spec in specs
+                                         for record in file_record(spec, absolute_paths=absolute_paths)))
     finally:
         pool.shutdown(wait=False)  # the submitted work still runs to its end
 
@@ -118,7 +135,7 @@ class Provenance:
 
     Attributes:
         command: The command line, or the Python call (e.g. ``ir_rarity.report(...)``).
-        inputs: The input files (name, path, size, SHA-256) or named inputs (an ir_datasets id).
+        inputs: The input files (name, size, SHA-256, the path when asked) or named inputs (an ir_datasets id).
         pool: What the values were computed against: S, what S counts, depths, runs (``CampaignInfo.as_dict``).
         versions: Package name -> version (:data:`PACKAGES`, and ``python``).
         created: When, in UTC, ISO 8601.
@@ -142,21 +159,15 @@ class Provenance:
 
     def json(self) -> str:
         """:meth:`as_dict` as indented JSON."""
-        return json.dumps(self.as_dict(), indent=2, sort_keys=False, default=str)
+        return json_text(self.as_dict(), indent=2)
 
     def lines(self) -> list[str]:
-        """The same facts as short ``key: value`` lines, for comments in tables (one input a line)."""
-        out = [f"produced by: ir_rarity {self.versions.get('ir_rarity', '')}".rstrip(),
-               "versions: " + ", ".join(f"{k} {v}" for k, v in self.versions.items()),
-               f"command: {self.command}"]
-        for i in self.inputs:
-            facts = ", ".join(f"{k} {v}" for k, v in i.as_dict().items() if k != "name")
-            out.append(f"input: {i.name}" + (f" ({facts})" if facts else ""))
-        if self.pool:
-            out.append("pool: " + json.dumps(_plain(self.pool), sort_keys=True, default=str))
-        out += [f"{k}: {json.dumps(_plain(v), default=str)}" for k, v in self.extra.items()]
-        out.append(f"created: {self.created}")
-        return out
+        """The same facts as ``key: value`` lines, each value one line of JSON (``input: {...}`` one input a line).
+
+        What the comment lines of tsv, csv and latex hold (:func:`ir_rarity.formats.fact_lines`): a file name or
+        command holding a line break stays on its line.
+        """
+        return fact_lines(self.as_dict())
 
     def ir_metadata(self, tag: str | None = None) -> str:
         """The ir_metadata document (schema 0.1): YAML between ``ir_metadata.start`` and ``ir_metadata.end``.
@@ -194,26 +205,20 @@ class Provenance:
 def stamp(text: str, fmt: str, provenance: Provenance) -> str:
     """``text`` (a table in ``fmt``) with its provenance, in the way each format carries a comment.
 
-    * ``tsv``, ``csv``: leading ``# key: value`` lines (as ir_metadata in run files; trec_eval 10.0 and
-      ``pandas.read_csv(comment="#")`` skip them);
+    * ``tsv``, ``csv``: leading ``# key: value`` lines, each value one line of JSON (as ir_metadata in run files;
+      trec_eval 10.0 and ``pandas.read_csv(comment="#")`` skip them);
     * ``jsonl``: a first line ``{"provenance": {...}}``;
-    * ``markdown``, ``html``: a leading HTML comment holding the JSON (not shown when rendered);
-    * ``latex``: leading ``% `` lines.
+    * ``markdown``, ``html``: a leading HTML comment holding the JSON (not shown when rendered), written so that
+      nothing in it can close the comment (:func:`ir_rarity.formats.json_for_comment`);
+    * ``latex``: leading ``% key: value`` lines, JSON values.
+
+    :func:`ir_rarity.formats.read_comment` reads the facts back.
 
     Raises:
         ValueError: an unknown format.
 
     """
-    if fmt in ("tsv", "csv"):
-        return "".join(f"# {line}\n" for line in provenance.lines()) + text
-    if fmt == "latex":
-        return "".join(f"% {line}\n" for line in provenance.lines()) + text
-    if fmt == "jsonl":
-        return json.dumps({"provenance": provenance.as_dict()}, default=str) + "\n" + text
-    if fmt in ("markdown", "html"):
-        body = provenance.json().replace("--", "- -")  # "--" may not appear inside an HTML comment
-        return f"<!-- ir_rarity provenance\n{body}\n-->\n{text}"
-    raise ValueError(f"no provenance stamp for format {fmt!r}")
+    return comment(fmt, provenance.as_dict()) + text
 
 
 def write_folder(folder: str | os.PathLike[str], provenance: Provenance) -> list[Path]:
@@ -241,7 +246,7 @@ def _plain(value: Any) -> Any:
 
 def collect(command: str | Sequence[str] | None = None,
             inputs: Iterable[str | os.PathLike[str]] | Future[tuple[InputFile, ...]] = (),
-            pool: Mapping[str, Any] | None = None, **extra: Any) -> Provenance:
+            pool: Mapping[str, Any] | None = None, *, absolute_paths: bool = False, **extra: Any) -> Provenance:
     """The provenance of an output being made now.
 
     Args:
@@ -250,6 +255,7 @@ def collect(command: str | Sequence[str] | None = None,
         inputs: Input files, folders or names (see :func:`file_record`), e.g. the qrels and the runs; or the
             future :func:`hash_inputs` returned.
         pool: What the values were computed against (``Evaluation.attrs()`` or ``CampaignInfo.as_dict()``).
+        absolute_paths: Also record each input file's resolved absolute path (off: the names as given only).
         **extra: Further facts (measures, seed, trials...).
 
     Returns:
@@ -258,7 +264,7 @@ def collect(command: str | Sequence[str] | None = None,
     """
     text = command if isinstance(command, str) else command_line(command)
     records = inputs.result() if isinstance(inputs, Future) else tuple(
-        record for spec in inputs for record in file_record(spec))
+        record for spec in inputs for record in file_record(spec, absolute_paths=absolute_paths))
     versions = {name: _version(name) for name in PACKAGES}
     versions["python"] = platform.python_version()
     created = _datetime.datetime.now(_datetime.timezone.utc).replace(microsecond=0).isoformat()

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import io
+import functools
 import json
 import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ir_rarity.errors import InputError
+from ir_rarity.formats import FORMATS, csv_row, latex_text, markdown_text
 from ir_rarity.io.raw import short
 
 if TYPE_CHECKING:
@@ -19,8 +19,6 @@ __all__ = ["FORMATS", "Cell", "render", "render_frame"]
 
 Cell = tuple[int, int]
 """A cell of a table body: (row, column), both 0-based."""
-
-FORMATS = ("tsv", "csv", "jsonl", "markdown", "latex", "html")
 
 _BREAKS = ("\t", "\n", "\r")
 
@@ -40,11 +38,6 @@ def _check_tsv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
                                  "the columns; rename it, or choose the csv or jsonl format (quoted)")
 
 
-def _one_line(text: str) -> str:
-    """Line breaks and tabs as spaces (markdown and latex rows are one line each)."""
-    return " ".join(text.replace("\t", " ").splitlines()) if any(c in text for c in _BREAKS) else text
-
-
 def _fmt(value: Any, places: int) -> str:
     if isinstance(value, float):
         if math.isnan(value):
@@ -53,20 +46,18 @@ def _fmt(value: Any, places: int) -> str:
     return str(value)
 
 
-def _latex_escape(text: str) -> str:
-    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(special.get(c, c) for c in text)
-
-
 def _text_cells(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, places: int
                 ) -> tuple[list[str], list[list[str]]]:
-    """Column names and cells as text: no tab nor line break in a tsv cell; a markdown or latex cell on one line."""
+    """Column names and cells as text, markdown and latex ones escaped (:mod:`ir_rarity.formats`); tsv checked.
+
+    html cells stay raw text: the template escapes them.
+    """
     if fmt == "tsv":
         _check_tsv(columns, rows)
     cells = [[_fmt(v, places) for v in row] for row in rows]
-    if fmt in ("markdown", "latex"):
-        return [_one_line(c) for c in columns], [[_one_line(c) for c in row] for row in cells]
+    escape = {"markdown": markdown_text, "latex": latex_text}.get(fmt)
+    if escape is not None:
+        return [escape(c) for c in columns], [[escape(c) for c in row] for row in cells]
     return list(columns), cells
 
 
@@ -106,11 +97,7 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
         lines = (["\t".join(columns)] if header else []) + ["\t".join(r) for r in cells]
         return "".join(line + "\n" for line in lines)
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(cells)
-        return buffer.getvalue()
+        return "".join(csv_row(r) for r in [columns, *cells])
     marked = bool(bold) or bool(superscripts)
     if marked and fmt in ("markdown", "latex"):
         cells = _marked(cells, fmt, set(bold), superscripts or {})
@@ -123,65 +110,77 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str, plac
 
 def _markdown(columns: Sequence[str], cells: list[list[str]], rows: Sequence[Sequence[Any]], caption: str | None
               ) -> str:
+    """A pipe table of cells escaped already (:func:`ir_rarity.formats.markdown_text`), the caption a paragraph."""
     def line(values: Sequence[str]) -> str:
-        return "| " + " | ".join(v.replace("|", r"\|") for v in values) + " |"
+        return "| " + " | ".join(values) + " |"
     align = ["---"] + ["---:" if _numeric(rows, i) else "---" for i in range(1, len(columns))]
     table = "\n".join([line(columns), "| " + " | ".join(align) + " |", *(line(r) for r in cells)]) + "\n"
-    return f"{caption}\n\n{table}" if caption else table
+    return f"{markdown_text(' '.join(caption.split()))}\n\n{table}" if caption else table
 
 
 def _latex(columns: Sequence[str], cells: list[list[str]], rows: Sequence[Sequence[Any]], caption: str | None,
            marked: bool) -> str:
     spec = "l" + "".join("r" if _numeric(rows, i) else "l" for i in range(1, len(columns)))
-    body = [" & ".join(_latex_escape(c) for c in columns) + r" \\", r"\midrule"]
-    if marked:  # cells were escaped (and marked) already
+    body = [" & ".join(columns) + r" \\", r"\midrule"]  # cells escaped (and marked) already
+    if marked:
         body += [" & ".join(r) + r" \\" for r in cells]
         tabular = [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule", r"\end{tabular}"]
         text = [r"\begin{table}", r"\centering", *tabular]
         if caption:
-            text.append(rf"\caption{{{_latex_escape(' '.join(caption.split()))}}}")
+            text.append(rf"\caption{{{latex_text(' '.join(caption.split()))}}}")
         return "\n".join([*text, r"\end{table}"]) + "\n"
-    body += [" & ".join(_latex_escape(c) for c in r) + r" \\" for r in cells]
+    body += [" & ".join(r) + r" \\" for r in cells]
     comment = [f"% {' '.join(caption.split())}"] if caption else []
     return "\n".join([*comment, rf"\begin{{tabular}}{{{spec}}}", r"\toprule", *body, r"\bottomrule",
                       r"\end{tabular}"]) + "\n"
 
 
+_HTML_TABLE = (
+    '<table class="ir-rarity">{% if caption %}<caption>{{ caption }}</caption>{% endif %}'
+    "<thead><tr>{% for c in columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>\n<tbody>\n"
+    "{% for row in body %}<tr>{% for text, right, strong, sup in row %}"
+    '<td{% if right %} style="text-align: right"{% endif %}>'
+    "{% if strong %}<b>{{ text }}</b>{% else %}{{ text }}{% endif %}{% if sup %}<sup>{{ sup }}</sup>{% endif %}</td>"
+    "{% endfor %}</tr>{% if not loop.last %}\n{% endif %}{% endfor %}\n</tbody></table>\n")
+"""The html table: every value goes through Jinja2's autoescape, the markup is the template's alone."""
+
+
+@functools.cache
+def _html_template() -> Any:
+    """The compiled :data:`_HTML_TABLE` (Jinja2 with autoescape on), made once."""
+    from jinja2 import Environment, StrictUndefined  # here: the command line's parser starts without it
+
+    environment = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
+    return environment.from_string(_HTML_TABLE)
+
+
 def _html(columns: Sequence[str], cells: list[list[str]], rows: Sequence[Sequence[Any]], caption: str | None,
           bold: set[Cell], superscripts: Mapping[Cell, str]) -> str:
-    """An HTML ``<table>`` (escaped text; numbers right-aligned; marks as ``<b>`` and ``<sup>``), as notebooks show."""
-    from html import escape
+    """An HTML ``<table>`` (numbers right-aligned; marks as ``<b>`` and ``<sup>``), as notebooks show.
 
-    def cell(i: int, j: int, text: str) -> str:
-        body = escape(text)
-        body = f"<b>{body}</b>" if (i, j) in bold else body
-        sup = superscripts.get((i, j))
-        body = f"{body}<sup>{escape(sup)}</sup>" if sup else body
-        style = ' style="text-align: right"' if _numeric(rows, j) else ""
-        return f"<td{style}>{body}</td>"
-
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
-    body = "\n".join("<tr>" + "".join(cell(i, j, text) for j, text in enumerate(row)) + "</tr>"
-                     for i, row in enumerate(cells))
-    top = f"<caption>{escape(' '.join(caption.split()))}</caption>" if caption else ""
-    return f'<table class="ir-rarity">{top}<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>\n'
+    Rendered by Jinja2 with autoescape: no run name, measure name or caption can become markup.
+    """
+    right = [_numeric(rows, j) for j in range(len(columns))]
+    body = [[(text, right[j], (i, j) in bold, superscripts.get((i, j), "")) for j, text in enumerate(row)]
+            for i, row in enumerate(cells)]
+    return str(_html_template().render(columns=list(columns), body=body,
+                                       caption=" ".join(caption.split()) if caption else ""))
 
 
 def _marked(cells: list[list[str]], fmt: str, bold: set[Cell], superscripts: Mapping[Cell, str]
             ) -> list[list[str]]:
-    """Cells with bold and superscript marks in markdown or latex (latex cells escaped here)."""
+    """Cells (escaped already) with bold and superscript marks in markdown or latex."""
     out = []
     for i, row in enumerate(cells):
         new = []
         for j, text in enumerate(row):
             sup = superscripts.get((i, j), "")
             if fmt == "latex":
-                text = _latex_escape(text)
                 text = rf"\textbf{{{text}}}" if (i, j) in bold else text
-                text = f"{text}$^{{{_latex_escape(sup)}}}$" if sup else text
+                text = f"{text}$^{{{latex_text(sup)}}}$" if sup else text
             else:
                 text = f"**{text}**" if (i, j) in bold else text
-                text = f"{text}<sup>{sup}</sup>" if sup else text
+                text = f"{text}<sup>{markdown_text(sup)}</sup>" if sup else text
             new.append(text)
         out.append(new)
     return out

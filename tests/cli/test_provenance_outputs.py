@@ -41,20 +41,14 @@ def _check(facts: dict, hand_files: dict) -> None:
 
 
 def _lines_to_facts(lines: list[str]) -> dict:
-    """The comment lines of tsv/csv/latex back into the facts (versions, command, inputs, pool)."""
+    """The comment lines of tsv/csv/latex back into the facts: ``key: JSON`` each, ``input`` one line an input."""
     facts: dict = {"inputs": []}
     for line in lines:
         key, _, value = line.partition(": ")
-        if key == "versions":
-            facts["versions"] = dict(part.split(" ", 1) for part in value.split(", "))
-        elif key == "command":
-            facts["command"] = value
-        elif key == "input":
-            name, _, rest = value.partition(" (")
-            sha = re.search(r"sha256 ([0-9a-f]{64})", rest)
-            facts["inputs"].append({"name": name, "sha256": sha.group(1) if sha else None})
-        elif key == "pool":
-            facts["pool"] = json.loads(value)
+        if key == "input":
+            facts["inputs"].append(json.loads(value))
+        else:
+            facts[key] = json.loads(value)
     return facts
 
 

@@ -161,17 +161,23 @@ def test_cli_title_is_text(hand_files: dict[str, Path], tmp_path: Path) -> None:
     assert json.loads(dict(page.scripts)["provenance-json"])["inputs"][0]["name"].endswith(qrels.name)
 
 
+def _open(browser: Any, built: ir_rarity.report.Report, path: Path) -> None:
+    """Load the page and wait until every chart is drawn."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(path.resolve().as_uri())
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && "
+        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= arguments[0]",
+        built.html.count("Plotly.newPlot(")))
+
+
 def test_hostile_names_in_a_browser(browser: Any, hostile: tuple[ir_rarity.report.Report, Path]) -> None:
     from selenium.common.exceptions import NoAlertPresentException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     built, path = hostile
-    browser.get(path.resolve().as_uri())
-    charts = built.html.count("Plotly.newPlot(")
-    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
-        "return document.readyState === 'complete' && "
-        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= arguments[0]", charts))
+    _open(browser, built, path)
     with pytest.raises(NoAlertPresentException):
         browser.switch_to.alert.text  # noqa: B018
     assert [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"] == []
@@ -206,3 +212,21 @@ def test_hostile_names_in_a_browser(browser: Any, hostile: tuple[ir_rarity.repor
     labels = browser.execute_script("return Array.from(document.querySelectorAll('#per-query-0 .ytick text'))"
                                     ".map(t => t.textContent)")
     assert sorted(labels) == sorted(HOSTILE)
+
+
+def test_charts_label_runs_and_provenance_folds(browser: Any, hostile: tuple[ir_rarity.report.Report, Path]) -> None:
+    """The heat map and the interval chart name every run; the provenance is collapsed, and wraps when opened."""
+    built, path = hostile
+    _open(browser, built, path)
+    table = built.data.table
+    assert table is not None
+    ticks = "return Array.from(document.querySelectorAll(arguments[0])).map(t => t.textContent)"
+    assert browser.execute_script(ticks, "#mean-intervals .xtick text") == list(table.index)
+    for i in range(len(built.data.per_query)):
+        assert sorted(browser.execute_script(ticks, f"#per-query-{i} .ytick text")) == sorted(table.index)
+    assert browser.execute_script("return document.getElementById('provenance-details').open") is False
+    assert not browser.find_element("id", "provenance-lines").is_displayed()
+    browser.execute_script("document.getElementById('provenance-details').open = true")
+    assert browser.find_element("id", "provenance-lines").is_displayed()
+    assert browser.execute_script("const pre = document.getElementById('provenance-lines');"
+                                  "return pre.scrollWidth <= pre.clientWidth")  # long lines wrap

@@ -276,3 +276,24 @@ def test_score_run_is_the_rule_of_the_front_door(campaign: Path) -> None:
         assert [str(n.message) for n in notices if n.category is MemberNotice] == (
             ["1 evaluated run is scored as the campaign members they equal: 'the evaluated run' has the ranked "
              f"lists of campaign run {member!r} to depth 2"] if member else [])
+
+
+def test_a_cached_vocabulary_out_of_order_goes_the_ordinary_way(campaign: Path, folder: Path) -> None:
+    """A cache file whose docno vocabulary is not sorted is not scored by the quick way (it used to raise)."""
+    measures = _measures(campaign)[:1]
+    expected = _by_query(campaign, str(campaign / "new"), measures)  # counted and cached
+    (path,) = folder.glob("counts-*.npz")
+    key = path.name[len("counts-"):-len(".npz")]
+    table = cachefile.read_cached(path, key, 2)
+    assert table is not None
+    docs = table.strings("docs")
+    swapped = [docs[1], docs[0], *docs[2:]]
+    cachefile.write_cached(path, key, queries=table.strings("queries"), docs=swapped,
+                           query_hash=table.arrays["query_hash"], doc_hash=table.arrays["doc_hash"],
+                           keys=table.arrays["keys"], counts=table.arrays["counts"], members=table.members(),
+                           num_systems=table.num_systems, systems=table.systems, n_runs=table.n_runs, depth=2,
+                           scores=table.scores)
+    tuples._CAMPAIGNS.clear()
+    clear_cache()
+    assert tuples._campaign(str(campaign / "runs"), 2) is None
+    assert _by_query(campaign, str(campaign / "new"), measures) == expected

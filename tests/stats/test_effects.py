@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -72,3 +74,18 @@ def test_bad_parameters():
         mean_difference_interval(d, level=1.0)
     with pytest.raises(ParameterError, match="resamples"):
         mean_difference_interval(d, resamples=1)
+
+
+def test_older_scipy_gets_the_same_generator_as_random_state():
+    from ir_rarity.stats.effects import _generator_keyword
+
+    def before_1_15(data, statistic, *, n_resamples=9999, method="BCa", random_state=None):  # scipy 1.10-1.14
+        raise AssertionError("not called")
+
+    assert _generator_keyword(before_1_15) == "random_state" and _generator_keyword(sps.bootstrap) == "rng"
+    d = np.random.default_rng(8).normal(0.1, 0.3, size=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy may announce random_state's deprecation
+        legacy_keyword = sps.bootstrap((d,), np.mean, n_resamples=700, method="BCa",
+                                       random_state=np.random.default_rng(5)).confidence_interval
+    assert mean_difference_interval(d, 0.95, 700, "bca", 5) == (legacy_keyword.low, legacy_keyword.high)

@@ -33,7 +33,7 @@ from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
-from ir_rarity.io.guard import check_outputs
+from ir_rarity.io.guard import OutputFolder, check_outputs
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import higher_is_better, parse_measure
 from ir_rarity.pooling.command import add_parser as add_pooling_parser
@@ -306,6 +306,7 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     from ir_rarity.io.frames import as_qrels_frame
 
     check_outputs([("--out", args.out, True)], _inputs(args))
+    folder = OutputFolder(args.out, "meta", overwrite=args.overwrite, hint="--overwrite")  # no user file replaced
     from ir_rarity.checks import check_depth
 
     check_depth(args.cutoff, "--cutoff")
@@ -315,12 +316,13 @@ def _cmd_meta(args: argparse.Namespace) -> int:
                        split_by_tag=args.split_by_tag, trec_eval_10=args.trec_eval_10)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
-                          plots=not args.no_plots)
+                          plots=not args.no_plots, overwrite=args.overwrite)
     from ir_rarity.provenance import collect, write_folder
 
     write_folder(args.out, collect(args.argv, [i for i in _inputs(args) if i is not None], pool.info().as_dict(),
                                    absolute_paths=args.absolute_paths, trials=args.trials, cutoff=args.cutoff,
                                    seed=args.seed))
+    folder.record()
     if result is not None:
         print(result)
     return 0
@@ -441,6 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("--out", metavar="DIR", required=True, help="folder to write the report into")
+    p.add_argument("--overwrite", action="store_true", help="write into a folder holding files of your own")
     p.add_argument("--cutoff", type=int, default=100, help="rank cutoff k of every measure and S_d depth (100)")
     p.add_argument("--trials", type=int, default=1000, help="trials of the stability and robustness analyses")
     p.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")

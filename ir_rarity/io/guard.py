@@ -3,19 +3,28 @@
 An input is a file, a folder (every file in it is read, so anything written into it would be read next time), or
 a glob pattern (any file written that matches it would be read next time). An output is a file, or a folder that
 a report is written into. Paths are compared after following symlinks, so a link to an input is that input.
+
+Nothing the user wrote is replaced either: an output folder (``meta --out DIR``, ``pooling --out DIR`` and the
+Python functions that write them) must be absent, empty, or hold only what an earlier run of the same command wrote
+there, as the manifest it keeps in the folder (:data:`MANIFEST`) lists; else it is refused unless the caller says
+to overwrite (:class:`OutputFolder`).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import glob
+import json
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
+from types import TracebackType
 
 from ir_rarity.errors import InputError
+from ir_rarity.io.files import write_text
 
-__all__ = ["check_outputs"]
+__all__ = ["MANIFEST", "OutputFolder", "check_outputs"]
 
 _GLOB_CHARS = set("*?[")
 
@@ -97,3 +106,103 @@ def check_outputs(outputs: Iterable[tuple[str, str | None, bool]], inputs: Itera
         why = read.conflict(Path(path), is_folder)
         if why is not None:
             raise InputError(f"refusing to write {option} there: {why}", path)
+
+
+MANIFEST = "ir_rarity-outputs.json"
+"""The manifest an output folder keeps: which command wrote it and the files (relative paths) it wrote there."""
+_MANIFEST_FORMAT = "ir_rarity.outputs/1"
+
+_Signature = tuple[int, int, int, int]
+
+
+def _listing(folder: Path) -> dict[str, _Signature]:
+    """Every entry of ``folder`` that is not a folder (files, links, FIFOs...), by relative path (``/``-separated).
+
+    Subfolders are walked, links never followed; an entry's signature (inode, size, modification and
+    status-change times) changes whenever it is written, even atomically (a new inode).
+    """
+    found: dict[str, _Signature] = {}
+    pending = [(folder, "")]
+    while pending:
+        where, prefix = pending.pop()
+        try:
+            with os.scandir(where) as listing:
+                entries = list(listing)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise InputError(f"cannot be listed ({e.strerror or type(e).__name__})", os.fspath(where)) from None
+        for entry in entries:
+            name = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((Path(entry.path), name + "/"))
+                continue
+            with_stat = entry.stat(follow_symlinks=False)
+            found[name] = (with_stat.st_ino, with_stat.st_size, with_stat.st_mtime_ns, with_stat.st_ctime_ns)
+    return found
+
+
+def _manifest(folder: Path, command: str) -> set[str] | None:
+    """The files the manifest of ``folder`` says ``command`` wrote; None if it is missing, damaged or another's."""
+    try:
+        st = os.lstat(folder / MANIFEST)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 1 << 24:
+            return None
+        data = json.loads((folder / MANIFEST).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != _MANIFEST_FORMAT or data.get("command") != command \
+            or not isinstance(data.get("files"), list):
+        return None
+    return {name for name in data["files"] if isinstance(name, str)}
+
+
+class OutputFolder:
+    """An output folder checked before anything is written into it, and its manifest written after.
+
+    Creating it refuses a folder holding any file that an earlier run of ``command`` did not write (its manifest,
+    :data:`MANIFEST`, does not list it), unless ``overwrite``. :meth:`record` (or leaving the ``with`` block, even
+    on an error) lists in the manifest every file written since, with those of earlier runs still there.
+
+    Args:
+        folder: The output folder (created by :meth:`record`'s caller's writes, or on entering the block).
+        command: Who writes it (``"meta"``, ``"pooling"``): a folder another command wrote is not this one's.
+        overwrite: Replace whatever the folder holds (the user said so: ``--overwrite``, ``overwrite=True``).
+        hint: How the user says so, for the message (``"--overwrite"`` on the command line).
+
+    Raises:
+        InputError: the folder holds files ``command`` did not write (one named), and ``overwrite`` is false: one
+            line, "DIR: holds files this command did not write (summary.md); give --overwrite to replace them, or
+            choose another folder".
+
+    """
+
+    def __init__(self, folder: str | os.PathLike[str], command: str, *, overwrite: bool = False,
+                 hint: str = "overwrite=True") -> None:
+        self.folder, self.command = Path(folder), command
+        self._before = _listing(self.folder) if self.folder.is_dir() else {}
+        earlier = _manifest(self.folder, command)
+        self._earlier = earlier or set()
+        foreign = sorted(name for name in self._before
+                         if name not in self._earlier and (name != MANIFEST or earlier is None))
+        if foreign and not overwrite:
+            raise InputError(f"holds files this command did not write ({foreign[0]}); give {hint} to replace them, "
+                             "or choose another folder", os.fspath(folder))
+
+    def record(self) -> None:
+        """Write the manifest: the files written since the check, and those of earlier runs still there."""
+        if not self.folder.is_dir():
+            return
+        now = _listing(self.folder)
+        written = {name for name, signature in now.items() if self._before.get(name) != signature}
+        files = sorted(((self._earlier & set(now)) | written) - {MANIFEST})
+        write_text(self.folder / MANIFEST, json.dumps({"format": _MANIFEST_FORMAT, "command": self.command,
+                                                       "files": files}, indent=1) + "\n")
+
+    def __enter__(self) -> Path:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return self.folder
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.record()

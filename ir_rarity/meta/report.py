@@ -23,6 +23,7 @@ import pandas as pd
 
 from ir_rarity.io.files import write_text
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.io.guard import OutputFolder
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.curves import DEFAULT_ALPHAS, curve_measures, curve_parameters, score_matrices, tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
@@ -386,25 +387,36 @@ def report_markdown(report: MetaReport, plots: bool = True) -> str:
                       *_synthetic_section(report, plots)])
 
 
-def save_report(report: MetaReport, out_dir: str | os.PathLike[str], plots: bool = True) -> Path:
+def save_report(report: MetaReport, out_dir: str | os.PathLike[str], plots: bool = True, *,
+                overwrite: bool = False) -> Path:
     """Write ``report`` to ``out_dir``: one CSV per table, the PNG figures and ``report.md``.
 
     Files (every one written atomically: a temporary file in ``out_dir``, then ``os.replace``):
     ``tau_alpha.csv``, ``discriminative_power.csv``, ``stability.csv``, ``robustness.csv``, ``synthetic.csv``;
     with ``plots``, ``tau_alpha.png``, ``robustness.png`` and ``synthetic.png`` (:mod:`ir_rarity.meta.plots`);
-    last ``report.md`` (:func:`report_markdown`).
+    last ``report.md`` (:func:`report_markdown`); and the manifest of what was written
+    (:class:`~ir_rarity.io.guard.OutputFolder`).
 
     Args:
         report: The computed report.
         out_dir: Folder to write to (created if missing).
         plots: Write the PNG figures (needs matplotlib).
+        overwrite: Write into a folder holding files an earlier report did not write, replacing them.
 
     Returns:
         The path of ``report.md``.
 
+    Raises:
+        InputError: ``out_dir`` holds files an earlier meta-evaluation report did not write (a hand-written
+            ``ir_metadata.yml``), and ``overwrite`` is false.
+
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with OutputFolder(out_dir, "meta", overwrite=overwrite) as out:
+        return _save_files(report, out, plots)
+
+
+def _save_files(report: MetaReport, out: Path, plots: bool) -> Path:
+    """The files of :func:`save_report`, written into ``out``."""
     for name, table in report.tables().items():
         write_text(out / f"{name}.csv", table.to_csv(index=False))
     if plots:
@@ -428,6 +440,7 @@ def write_report(
     synthetic_query: str | None = None,
     plots: bool = True,
     progress: bool | None = None,
+    overwrite: bool = False,
 ) -> Path:
     """Write a meta-evaluation report of P_rare and AP_rare on ``pool`` to ``out_dir``.
 
@@ -457,11 +470,18 @@ def write_report(
         plots: Write the PNG figures (needs matplotlib).
         progress: Progress bars over the analyses and their trials (None: :mod:`ir_rarity.progress`'s default,
             on a terminal only).
+        overwrite: Write into a folder holding files an earlier report did not write, replacing them (checked
+            before anything is computed).
 
     Returns:
         The path of ``report.md``.
 
+    Raises:
+        InputError: ``out_dir`` holds files an earlier meta-evaluation report did not write, and ``overwrite``
+            is false.
+
     """
+    OutputFolder(out_dir, "meta", overwrite=overwrite)  # refused before the analyses run, not after
     report = compute_report(pool, qrels, alphas, trials, cutoff=cutoff, sizes=sizes, fuzziness=fuzziness, seed=seed,
                             synthetic_query=synthetic_query, progress=progress)
-    return save_report(report, out_dir, plots=plots)
+    return save_report(report, out_dir, plots=plots, overwrite=overwrite)

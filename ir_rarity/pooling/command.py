@@ -20,7 +20,7 @@ from typing import Any
 
 from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import MemberNotice, ParameterError
-from ir_rarity.io.guard import check_outputs
+from ir_rarity.io.guard import OutputFolder, check_outputs
 from ir_rarity.measures.parse import parse_measures
 
 __all__ = ["DEFAULT_BUDGETS", "DEFAULT_MEASURES", "DEFAULT_STRATEGIES", "add_parser", "run"]
@@ -39,6 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id (the oracle)")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("--out", metavar="DIR", required=True, help="report folder (created; never an input)")
+    p.add_argument("--overwrite", action="store_true", help="write into a folder holding files of your own")
     p.add_argument("--strategies", metavar="S", nargs="+", default=DEFAULT_STRATEGIES,
                    help="depth[(k=K,ties=docno|runs)] rbp(p=P) rrf(k=K) mtf[(rule=cormack|skip)] mmns(gamma=G) "
                         "rarity(beta=B,p=P) (default: all six)")
@@ -142,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
     from ir_rarity.tables import render_frame
 
     check_outputs([("--out", args.out, True)], _inputs(args))
+    folder = OutputFolder(args.out, "pooling", overwrite=args.overwrite, hint="--overwrite")  # no user file replaced
     depth = check_depth(args.depth, "--depth", allow_none=True)
     strategies = [parse_strategy(s) for s in args.strategies]
     budgets = check_budgets(args.budgets)
@@ -163,12 +165,14 @@ def run(args: argparse.Namespace) -> int:
             official = official_vs_all(pool, qrels, measures, official_runs)
         if args.incomplete:
             incomplete = incomplete_judgments(pool, qrels, measures)
-    summary = write_report(args.out, sim, reuse, official, incomplete, plots=not args.no_plots)
+    summary = write_report(args.out, sim, reuse, official, incomplete, plots=not args.no_plots,
+                           overwrite=args.overwrite)
     from ir_rarity.provenance import collect, write_folder
 
     write_folder(args.out, collect(getattr(args, "argv", None), [i for i in _inputs(args) if i is not None],
                                    pool.info().as_dict(), absolute_paths=getattr(args, "absolute_paths", False),
                                    strategies=list(args.strategies), budgets=list(budgets), seed=args.seed))
+    folder.record()
     print(render_frame(found_table(sim), "markdown", 0, caption=f"Relevant documents found ({sim.describe()})"))
     print(f"ir-rarity: pooling: report in {summary}", file=sys.stderr)
     return 0

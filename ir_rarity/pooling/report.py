@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ir_rarity.io.files import write_text
+from ir_rarity.io.guard import OutputFolder
 from ir_rarity.plotting import new_figure, written
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.tables import render_frame
@@ -80,15 +81,27 @@ def _slug(text: str) -> str:
 def write_report(out: str | os.PathLike[str], sim: Simulation, reusability: pd.DataFrame | None = None,
                  official: tuple[pd.DataFrame, pd.DataFrame] | None = None,
                  incomplete: pd.DataFrame | None = None, plots: bool = True, places: int = 4,
-                 on_file: Callable[[Path], None] | None = None) -> Path:
+                 on_file: Callable[[Path], None] | None = None, *, overwrite: bool = False) -> Path:
     """Write the study into folder ``out``: CSVs, PNG curves and ``summary.md``; returns the summary's path.
 
     Files: ``found.csv`` (:meth:`Simulation.table`), ``found.png``; with ``reusability``: ``reusability.csv`` and
     ``tau_<measure>.png``; with ``official``: ``official_runs.csv``, ``official_summary.csv``; with
-    ``incomplete``: ``incomplete.csv``.
+    ``incomplete``: ``incomplete.csv``; and the manifest of what was written
+    (:class:`~ir_rarity.io.guard.OutputFolder`).
+
+    Raises:
+        InputError: ``out`` holds files an earlier pooling report did not write (a hand-written ``summary.md``),
+            and ``overwrite`` is false.
+
     """
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    with OutputFolder(out, "pooling", overwrite=overwrite) as folder:
+        return _write_files(folder, sim, reusability, official, incomplete, plots, places, on_file)
+
+
+def _write_files(folder: Path, sim: Simulation, reusability: pd.DataFrame | None,
+                 official: tuple[pd.DataFrame, pd.DataFrame] | None, incomplete: pd.DataFrame | None, plots: bool,
+                 places: int, on_file: Callable[[Path], None] | None) -> Path:
+    """The files of :func:`write_report`, written into ``folder``."""
 
     def done(path: Path) -> Path:
         if on_file is not None:

@@ -9,7 +9,7 @@ Times, side by side (alternating, median of ``--repeat``), in fresh processes:
 and prints the ratio of the medians against its target (1.5). ``--cache off`` times the uncached call instead
 (every call counts the campaign again). Values of both rarity calls are checked equal, and the first call must
 say that it is building the cache. A third row, ``floor``, times ``P@100`` in a process that first imports what
-the provider's warm path imports (:mod:`ir_rarity.integrations.tuples`: numpy and the engine's one-run path, not pandas):
+the provider's quick way imports (:mod:`ir_rarity.integrations.tuples`: numpy and the engine's one-run path):
 no warm rarity call can be faster than that.
 
 Usage::

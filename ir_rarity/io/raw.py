@@ -31,8 +31,8 @@ from typing import IO, Any, cast
 
 from ir_rarity.errors import InputError
 
-__all__ = ["EXPANSION_ALLOWANCE", "MAX_EXPANSION", "MAX_LINE_BYTES", "MAX_STREAM_BYTES", "Input", "open_input",
-           "short"]
+__all__ = ["EXPANSION_ALLOWANCE", "MAX_EXPANSION", "MAX_LINE_BYTES", "MAX_STREAM_BYTES", "Input", "is_plain_file",
+           "open_input", "short"]
 
 MAX_LINE_BYTES = 1 << 20
 """The longest line accepted (1 MiB): far beyond any TREC line, short enough to stop a file without newlines."""
@@ -279,6 +279,21 @@ def open_input(path: str | os.PathLike[str], kind: str = "TREC") -> Input:
             return Input(name, path=p)
         handle.seek(0)
         return _from_stream(handle, name, st.st_size, kind)
+
+
+def is_plain_file(path: str | os.PathLike[str]) -> bool:
+    """Whether :func:`open_input` reads ``path`` by path: a regular file that is not compressed nor an archive.
+
+    Such a file's bytes are its text, so byte ranges of it can be read apart (a block of a large run file); any
+    other input (missing, a pipe, compressed) is read whole, where its errors are raised.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening it: opening a FIFO waits for a writer
+            return False
+        with open(path, "rb") as handle:
+            return not _confirmed(_kind(handle.read(262)), handle)
+    except OSError:
+        return False
 
 
 def _from_stream(stream: IO[bytes], name: str, size: int | None, kind: str) -> Input:

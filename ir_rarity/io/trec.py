@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -38,7 +38,7 @@ from ir_rarity.io.raw import MAX_LINE_BYTES, Input, open_input, short
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run", "read_trec_run_table"]
+__all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run", "read_trec_run_block", "read_trec_run_table"]
 
 THREADED_BYTES = 32 << 20
 """Text from which pyarrow parses one file on its own threads too. A campaign's files (a few MB each) are read
@@ -95,16 +95,19 @@ _HEX_LABEL = re.compile(rb"[ \t][+-]?0[xX][0-9A-Fa-f]*[ \t]*\r?$", re.MULTILINE)
 """A qrels line whose last field (the label) is written in hexadecimal, which pyarrow's integer parser accepts."""
 
 
-def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, tuple[str, pa.DataType]]
-                     ) -> pa.Table | None:
+def _with_csv_reader(raw: bytes | bytearray, n_fields: int, columns: dict[int, tuple[str, pa.DataType]],
+                     at_start: bool = True) -> pa.Table | None:
     """Fast path: pyarrow's CSV reader with a uniform one-character delimiter; None when it does not apply.
 
     Every field is read (text as ``large_string``, the type pandas keeps text in), and the table checked for what
     trec_eval would read otherwise (:func:`_as_trec_eval_reads_it`); the columns of ``columns`` are returned.
     Text of :data:`THREADED_BYTES` or more is parsed on pyarrow's threads, less on the calling thread.
-    pyarrow drops a leading UTF-8 byte order mark itself.
+    pyarrow drops a leading UTF-8 byte order mark itself; a block of a file that is not its start (``at_start``
+    False) keeping one at its start is left to the second parser, which keeps it as trec_eval does.
     """
     head = bytes(raw[: 1 << 16])
+    if not at_start and head.startswith(_BOM):
+        return None
     delimiter = _sniff_delimiter(head[len(_BOM):] if head.startswith(_BOM) else head, n_fields)
     if delimiter is None or not _no_other_whitespace(raw, delimiter.encode()):
         return None
@@ -149,9 +152,12 @@ def _has_empty(strings: pa.Array) -> bool:
     return bool(n) and bool((offsets[1:] == offsets[:-1]).any())
 
 
-def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str
+def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str, first_byte: int = 0
                  ) -> tuple[list[pa.Array], np.ndarray]:
     """Every field of every line that is neither blank nor a comment; the columns and each row's 1-based line.
+
+    ``first_byte``: where ``raw`` starts in its input (a block of a file): a byte an error names is counted from
+    the input's start, and a byte order mark is dropped only at the input's start.
 
     Raises:
         InputError: not UTF-8, an over-long line, or a line with another number of fields.
@@ -161,8 +167,9 @@ def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str
         text = bytes(raw).decode("utf-8") if isinstance(raw, bytearray) else raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
-        raise InputError(f"cannot be decoded: not UTF-8 text (byte {e.start})", source.name, line) from None
-    if text.startswith("\ufeff"):  # a byte order mark: not part of the first query id
+        raise InputError(f"cannot be decoded: not UTF-8 text (byte {first_byte + e.start})", source.name,
+                         line) from None
+    if first_byte == 0 and text.startswith("\ufeff"):  # a byte order mark: not part of the first query id
         text = text[1:]
     lines = pc.list_flatten(pc.split_pattern(pa.array([text], pa.large_string()), "\n"))
     del text
@@ -211,25 +218,38 @@ def _read_arrow(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.
                 ) -> tuple[pa.Table, Input, np.ndarray | None]:
     """The file's columns ``columns`` as a pyarrow Table, its input, and each row's line when the fallback read it."""
     source = open_input(path, kind)
-    raw = _bytes(source)
-    table = _with_csv_reader(raw, n_fields, {i: (c[0], c[1]) for i, c in columns.items()})
+    table, line_of = _parse(_bytes(source), source, n_fields, columns, kind)
+    if table.num_rows == 0:
+        raise InputError(f"empty {kind} file", source.name)
+    return table, source, line_of
+
+
+def _parse(raw: bytes | bytearray, source: Input, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]],
+           kind: str, first_byte: int = 0) -> tuple[pa.Table, np.ndarray | None]:
+    """The columns ``columns`` of the lines in ``raw``, and each row's line in ``raw`` when the fallback read them.
+
+    ``raw`` is a whole input, or a block of a file starting at its byte ``first_byte``; no rows is not an error here.
+
+    Raises:
+        InputError: as the readers; a line named is counted from the start of ``raw``.
+
+    """
+    table = _with_csv_reader(raw, n_fields, {i: (c[0], c[1]) for i, c in columns.items()}, first_byte == 0)
     line_of: np.ndarray | None = None
     if table is not None:
         table = table.rename_columns([columns[int(c[1:])][0] for c in table.column_names])
     else:
-        fields, line_of = _split_lines(raw, source, n_fields, kind)
+        fields, line_of = _split_lines(raw, source, n_fields, kind, first_byte)
         table = pa.table({name: _convert(fields[i], target, line_of, i, what, source.name)
                           for i, (name, target, what) in columns.items()})
     del raw
-    if table.num_rows == 0:
-        raise InputError(f"empty {kind} file", source.name)
     if "score" in table.column_names:
         nan = np.flatnonzero(pc.is_nan(table.column("score")).to_numpy(zero_copy_only=False))
         if len(nan):
             line = int(line_of[nan[0]]) if line_of is not None else _line_of_row(source, int(nan[0]))
             raise InputError("field 5 must be a number, not NaN (it has no trec_eval order), found 'nan'", source.name,
                              line)
-    return table, source, line_of
+    return table, line_of
 
 
 def _read_table(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str
@@ -292,6 +312,97 @@ def read_trec_run_table(path: PathLike) -> pa.Table:
     what its measures read straight from the Table, with no DataFrame in between).
     """
     return _read_arrow(path, _RUN_FIELDS, _RUN_COLUMNS, "run")[0]
+
+
+def read_trec_run_block(path: PathLike, start: int, end: int) -> pa.Table:
+    """The rows of the lines of a plain run file whose first byte lies in ``[start, end)``: a block of a large file.
+
+    A line belongs to the block its first byte lies in, so blocks ``[0, b), [b, 2b), ...`` covering the file read
+    every line once, and their rows in order are :func:`read_trec_run_table`'s. The bytes are parsed by the same
+    tokenizer with the same checks and messages; a line (or byte) an error names is counted from the start of the
+    file (the lines before the block are counted only then). A block without rows is an empty Table, unless the
+    file has none: then, as when it is read whole, "empty run file".
+
+    Args:
+        path: A plain run file (regular, not compressed: :func:`~ir_rarity.io.raw.is_plain_file`).
+        start: The block's first byte.
+        end: The byte after the block's last.
+
+    Returns:
+        A Table with columns ``query_id``, ``doc_id``, ``score`` and ``tag``, in file order.
+
+    Raises:
+        InputError: as :func:`read_trec_run`; a file that is not plain cannot be read in blocks.
+
+    """
+    name = os.fspath(path)
+    if start <= 0:  # what reading the file whole checks first: missing, compressed, an over-long line at its start
+        source = open_input(path, "run")
+        if source.path is None:
+            raise InputError("cannot be read in blocks: not a plain (regular, uncompressed) file", name)
+    try:
+        with open(name, "rb") as handle:
+            first, after = _line_start(handle, start, name), _line_start(handle, end, name)
+            handle.seek(first)
+            raw = handle.read(max(after - first, 0))
+    except OSError as e:
+        raise InputError(f"cannot be read ({e.strerror or type(e).__name__})", name) from None
+    try:
+        table, _ = _parse(raw, Input(name, data=raw), _RUN_FIELDS, _RUN_COLUMNS, "run", first)
+    except InputError as e:
+        if e.line is None:
+            raise
+        raise InputError(e.message, name, e.line + _lines_before(name, first)) from None
+    if table.num_rows == 0 and not _has_rows(name):
+        raise InputError("empty run file", name)
+    return table
+
+
+def _line_start(handle: BinaryIO, at: int, name: str) -> int:
+    """The first byte of the first line starting at or after byte ``at`` (the file's size past its last line)."""
+    if at <= 0:
+        return 0
+    handle.seek(at - 1)
+    scanned = 0
+    while chunk := handle.read(1 << 16):
+        found = chunk.find(b"\n")
+        if found >= 0:
+            return at + scanned + found
+        scanned += len(chunk)
+        if scanned > MAX_LINE_BYTES:
+            raise InputError(f"a line longer than {MAX_LINE_BYTES:,} bytes: not a TREC run file", name)
+    return at - 1 + scanned
+
+
+def _lines_before(name: str, end: int) -> int:
+    """The number of line feeds in the first ``end`` bytes of a file (to name a line of a block in its file)."""
+    count = 0
+    with open(name, "rb") as handle:
+        while end > 0 and (chunk := handle.read(min(end, 1 << 22))):
+            count += chunk.count(b"\n")
+            end -= len(chunk)
+    return count
+
+
+_ROW_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*[^ \t\r\n\x0b\x0c#]", re.MULTILINE)
+"""A line that is neither blank nor a comment: one the readers read a row from (or refuse)."""
+
+
+def _has_rows(name: str) -> bool:
+    """Whether a plain file has a line that is neither blank nor a comment (a leading byte order mark dropped)."""
+    with open(name, "rb") as handle:
+        data = handle.read(1 << 22)
+        data = data[len(_BOM):] if data.startswith(_BOM) else data
+        while True:
+            more = handle.read(1 << 22)
+            whole = len(data) if not more else data.rfind(b"\n") + 1  # complete lines only, but at the end
+            if _ROW_LINE.search(data, 0, whole):
+                return True
+            if not more:
+                return False
+            data = data[whole:] + more
+            if len(data) > MAX_LINE_BYTES + (1 << 22):  # a line too long for any reader: refused where it lies
+                return True
 
 
 def read_trec_qrels(path: PathLike) -> pd.DataFrame:

@@ -2,8 +2,9 @@
 
 Every measure of ir_rarity is a mean of per-query values, and a query's values need only that query's rows:
 S_d of a document of query q counts the runs that retrieved it *for q*. So a campaign can be split by query.
-:func:`evaluate_with_dask` reads the run files with ir_rarity's reader, a batch of files a task (files larger than
-a block: with ``dask.dataframe`` in blocks), cuts each run to the depth the measures read (as
+:func:`evaluate_with_dask` reads the run files with ir_rarity's reader, a batch of files a task (a plain file
+larger than a block: in blocks of lines, each parsed by the same reader, :func:`~ir_rarity.io.trec.read_trec_run_block`,
+so every path reads a file as :func:`ir_rarity.evaluate` reads it), cuts each run to the depth the measures read (as
 :func:`ir_rarity.evaluate` does), keeps only what the engine needs (run and query as int32 codes, Arrow document
 ids, the score), moves the rows with Dask's shuffle so that
 each partition holds every row of a range of queries (on a distributed cluster Dask's P2P shuffle, which
@@ -35,8 +36,9 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.io.trec import read_trec_run
-from ir_rarity.measures.parse import parse_measures
+from ir_rarity.io.raw import is_plain_file
+from ir_rarity.io.trec import read_trec_run, read_trec_run_block, read_trec_run_table
+from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build import top_k
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
@@ -45,24 +47,26 @@ from ir_rarity.scoring import required_depth
 __all__ = ["evaluate_with_dask", "read_runs_dask"]
 
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
-_READ = {"query_id": 0, "doc_id": 2, "score": 4, "tag": 5}  # field positions of a TREC run line (q0, rank unread)
 
 
 def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
                    name_by: Literal["file", "tag"] = "file", blocksize: str | int | None = "64MB") -> Any:
     """The rows of TREC run files as a ``dask.dataframe``: ``run, query_id, doc_id, score``.
 
-    Strings are Arrow-backed (pandas ``str``), never Python objects; the ``Q0`` and rank fields are not read
-    (trec_eval orders by score, as the engine does), nor the tag when runs are named by file.
+    Strings are Arrow-backed (pandas ``str``), never Python objects; the ``Q0`` and rank fields are not kept
+    (trec_eval orders by score, as the engine does), nor the tag when runs are named by file. Every file is read by
+    ir_rarity's reader (:mod:`ir_rarity.io.trec`: trec_eval's tokenizing, checks and messages, the same values as
+    :func:`ir_rarity.evaluate` reads), a plain file larger than ``blocksize`` in blocks of whole lines
+    (:func:`~ir_rarity.io.trec.read_trec_run_block`, errors naming the line in the file).
 
     Args:
         runs: Run files, folders or globs (as :func:`~ir_rarity.pool.sources.expand_run_paths` reads them).
         name_by: ``"file"``: each file is one run named by the file; ``"tag"``: runs named by the tag column.
-        blocksize: Bytes of an uncompressed file read by one task (``dask.dataframe.read_csv``), so one task never
-            holds a whole large file; compressed files are read whole. ``None``: one file a partition.
+        blocksize: Bytes of a plain file read by one task, so one task never holds a whole large file; compressed
+            files are read whole. ``None``: one file a partition.
 
     Raises:
-        InputError: no run file found.
+        InputError: no run file found; as :func:`~ir_rarity.io.trec.read_trec_run` when the rows are computed.
 
     """
     import dask.dataframe as dd  # an optional dependency (ir_rarity[dask]): imported when first used
@@ -70,25 +74,39 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
     files = _run_files(runs)
     if name_by == "file":
         _file_names(files)  # two files of one name would be one run: refuse them before reading
-    fields = ["query_id", "doc_id", "score"] + (["tag"] if name_by == "tag" else [])
-    compressed = any(p.suffix in _COMPRESSED for p in files)
-    frame = dd.read_csv([str(p) for p in files], sep=r"\s+", header=None, usecols=[_READ[f] for f in fields],
-                        names=list(range(6)), blocksize=None if compressed else blocksize,
-                        dtype={_READ[f]: "float64" if f == "score" else "str" for f in fields},
-                        include_path_column="path" if name_by == "file" else False, compression="infer")
-
-    def name_rows(part: pd.DataFrame) -> pd.DataFrame:
-        if name_by == "tag":
-            run = part[_READ["tag"]].astype("str").array
-        else:  # the path column is categorical: name its few categories, not its rows
-            run = part["path"].cat.rename_categories(lambda p: run_name_from_path(Path(str(p)))).astype("str").array
-        return pd.DataFrame({"run": run, "query_id": part[_READ["query_id"]].array,
-                             "doc_id": part[_READ["doc_id"]].array, "score": part[_READ["score"]].to_numpy()},
-                            copy=False)
-
     meta = pd.DataFrame({"run": pd.Series(dtype="str"), "query_id": pd.Series(dtype="str"),
                          "doc_id": pd.Series(dtype="str"), "score": pd.Series(dtype="float64")})
-    return frame.map_partitions(name_rows, meta=meta)
+    return dd.from_map(_read_block, _blocks(files, blocksize), name_by=name_by, meta=meta, enforce_metadata=False)
+
+
+def _blocks(files: list[Path], blocksize: str | int | None) -> list[tuple[str, int, int | None]]:
+    """``(path, start, end)`` of each task of :func:`read_runs_dask`.
+
+    Byte ranges of a plain file larger than ``blocksize``; ``(path, 0, None)`` for a file read whole (it fits, or it
+    is compressed or not a regular file).
+    """
+    from dask.utils import parse_bytes  # an optional dependency (ir_rarity[dask]): imported when first used
+
+    limit = None if blocksize is None else max(1, parse_bytes(blocksize))
+    blocks: list[tuple[str, int, int | None]] = []
+    for p in files:
+        size = p.stat().st_size
+        if limit is None or size <= limit or not is_plain_file(p):
+            blocks.append((str(p), 0, None))
+        else:
+            blocks.extend((str(p), start, min(start + limit, size)) for start in range(0, size, limit))
+    return blocks
+
+
+def _read_block(block: tuple[str, int, int | None], name_by: Literal["file", "tag"]) -> pd.DataFrame:
+    """The rows of one task of :func:`read_runs_dask` (``run, query_id, doc_id, score``), read by ir_rarity's reader."""
+    path, start, end = block
+    table = read_trec_run_table(path) if end is None else read_trec_run_block(path, start, end)
+    frame = table.to_pandas()
+    run = frame["tag"].array if name_by == "tag" else pd.array([run_name_from_path(Path(path))] * len(frame),
+                                                                 dtype="str")
+    return pd.DataFrame({"run": run, "query_id": frame["query_id"].array, "doc_id": frame["doc_id"].array,
+                         "score": frame["score"].to_numpy()}, copy=False)
 
 
 def _encode_part(part: pd.DataFrame, names: pd.Index, queries: pd.Index) -> pd.DataFrame:
@@ -146,7 +164,7 @@ def _tags(path: str) -> pd.DataFrame:
 
 
 def _evaluate_part(part: pd.DataFrame, names: list[str], queries: pd.Index, qrels: pd.DataFrame,
-                   measures: list[str]) -> pd.DataFrame:
+                   measures: dict[Any, str]) -> pd.DataFrame:
     """Per-query values of every run for the queries of one partition (S = all runs, S_d within the part).
 
     ``part`` is indexed by query code and holds columns ``run`` (code), ``doc_id``, ``score``. The rows are put
@@ -223,8 +241,8 @@ def evaluate_with_dask(
         ParameterError: ``npartitions`` below 1.
 
     """
-    measure_list = parse_measures(measures)
-    texts = [str(m) for m in measure_list]
+    labels = measure_labels(measures)  # each measure under the name the user gave it, as every other door names it
+    measure_list, texts = list(labels), list(labels.values())
     qrels_frame = as_qrels_frame(qrels)
     if npartitions is not None and npartitions < 1:
         raise ParameterError(f"npartitions must be >= 1, got {npartitions}")
@@ -245,11 +263,11 @@ def evaluate_with_dask(
     # partition k holds query codes [divisions[k], divisions[k + 1]) (the last one closed): balanced, contiguous
     divisions = [k * len(query_ids) // parts for k in range(parts)] + [len(query_ids) - 1]
     by_query_frame = encoded.set_index("query", divisions=divisions, shuffle_method=shuffle_method)
-    long = by_query_frame.map_partitions(_evaluate_part, names, queries, qrels_frame, texts,
+    long = by_query_frame.map_partitions(_evaluate_part, names, queries, qrels_frame, labels,
                                          meta=_long_meta()).compute()
     missing = query_ids.difference(pd.Index(long["query_id"].unique()))
     if len(missing):  # qrels queries no run retrieved: the value of an empty ranking, as the engine gives it
-        long = pd.concat([long, _empty_values(names, missing, qrels_frame, texts)], ignore_index=True)
+        long = pd.concat([long, _empty_values(names, missing, qrels_frame, labels)], ignore_index=True)
     if by_query:
         order = {t: i for i, t in enumerate(texts)}
         long = long.assign(_m=long["measure"].map(order)).sort_values(["_m", "run", "query_id"], kind="mergesort")
@@ -269,7 +287,7 @@ def _whole_files(files: list[Path], blocksize: str | int | None) -> bool:
     from dask.utils import parse_bytes  # an optional dependency (ir_rarity[dask]): imported when first used
 
     limit = parse_bytes(blocksize)
-    return all(p.suffix in _COMPRESSED or p.stat().st_size <= limit for p in files)
+    return all(p.stat().st_size <= limit or not is_plain_file(p) for p in files)
 
 
 def _batches(files: list[Path], blocksize: str | int | None) -> list[list[str]]:
@@ -328,7 +346,8 @@ def _file_names(files: list[Path]) -> list[str]:
     return names
 
 
-def _empty_values(names: list[str], queries: pd.Index, qrels: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
+def _empty_values(names: list[str], queries: pd.Index, qrels: pd.DataFrame, measures: dict[Any, str]
+                  ) -> pd.DataFrame:
     """Values of every run for ``queries`` that no run retrieved: each measure's value for an empty ranking."""
     judged = qrels[qrels["query_id"].isin(queries)]
     anchor = pd.DataFrame({"query_id": [str(queries[0])], "doc_id": ["\x00ir_rarity-empty"], "score": [0.0]})

@@ -184,12 +184,21 @@ def _split_lines(raw: bytes | bytearray, source: Input, n_fields: int, kind: str
     wrong = np.flatnonzero(nonblank & (counts != n_fields))
     if len(wrong):
         line = int(wrong[0])
-        raise InputError(f"expected {n_fields} whitespace-separated fields, found {int(counts[line])}", source.name,
-                         line + 1)
+        raise InputError(f"expected {n_fields} whitespace-separated fields, found {int(counts[line])}"
+                         f"{_swapped_hint(kind, int(counts[line]))}", source.name, line + 1)
     flat = pc.list_flatten(fields.filter(pa.array(nonblank)))
     n_rows = len(flat) // n_fields
     columns = [flat.take(pa.array(np.arange(i, n_rows * n_fields, n_fields))) for i in range(n_fields)]
     return columns, np.flatnonzero(nonblank) + 1
+
+
+def _swapped_hint(kind: str, found: int) -> str:
+    """A hint when a qrels line has a run's field count or a run line a qrels' (QRELS and RUNS given swapped)."""
+    if kind == "qrels" and found == _RUN_FIELDS:
+        return " (a run's 6 fields: is this a run? QRELS comes first, then RUNS)"
+    if kind == "run" and found == _QRELS_FIELDS:
+        return " (qrels' 4 fields: is this qrels? QRELS comes first, then RUNS)"
+    return ""
 
 
 def _convert(values: pa.Array, target: pa.DataType, line_of: np.ndarray, column: int, what: str, name: str
@@ -201,17 +210,31 @@ def _convert(values: pa.Array, target: pa.DataType, line_of: np.ndarray, column:
     valid = pc.match_substring_regex(values, pattern, ignore_case=True).to_numpy(zero_copy_only=False)
     bad = np.flatnonzero(~valid)
     if len(bad) == 0:
+        if not pa.types.is_floating(target):  # trec_eval reads integers with atol: "+1" is 1 (pyarrow refuses "+")
+            values = pc.replace_substring_regex(values, pattern=r"^\+", replacement="")
         try:
             return values.cast(target)
         except (pa.ArrowInvalid, OverflowError):  # integers beyond 64 bits
             lengths = pc.utf8_length(values).to_numpy(zero_copy_only=False)
             long = np.flatnonzero(lengths >= 19)
             bad = np.array([i for i in long if not -(2**63) <= int(str(values[int(i)])) < 2**63][:1], dtype=np.int64)
+            if len(bad) == 0:  # any other value the cast refuses: found one by one (an error path only)
+                bad = np.array([i for i in range(len(values)) if not _casts(values[i:i + 1], target)][:1],
+                               dtype=np.int64)
             if len(bad) == 0:
                 raise InputError(f"field {column + 1} must be {what}", name) from None
     first = int(bad[0])
     raise InputError(f"field {column + 1} must be {what}, found {short(values[first].as_py())}", name,
                      int(line_of[first]))
+
+
+def _casts(values: pa.Array, target: pa.DataType) -> bool:
+    """Whether ``values`` cast to ``target`` (to find the field a column's cast refused)."""
+    try:
+        values.cast(target)
+    except (pa.ArrowInvalid, OverflowError):
+        return False
+    return True
 
 
 def _read_arrow(path: PathLike, n_fields: int, columns: dict[int, tuple[str, pa.DataType, str]], kind: str

@@ -35,12 +35,23 @@ _QRELS_ALIASES = {
 
 
 def _pick_columns(frame: pd.DataFrame, aliases: Mapping[str, tuple[str, ...]], what: str) -> dict[str, pd.Series]:
+    """The column of each target name, by its first alias the frame has.
+
+    Raises:
+        InputError: no alias of a target is a column, or the one picked is a column twice (``frame[name]`` would
+            be a frame, not a column), naming the frame (``what``) and the column.
+
+    """
     picked: dict[str, pd.Series] = {}
     for target, names in aliases.items():
         name = next((n for n in names if n in frame.columns), None)
         if name is None:
             wanted = " or ".join(repr(n) for n in names)
             raise InputError(f"{what} DataFrame has no column {wanted} (found {list(frame.columns)})")
+        count = int((frame.columns == name).sum())
+        if count > 1:
+            raise InputError(f"{what} DataFrame has {count} columns named {short(name, 20)}: keep one (e.g. "
+                             "frame.loc[:, ~frame.columns.duplicated()])")
         picked[target] = frame[name]
     return picked
 

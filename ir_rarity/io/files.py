@@ -84,6 +84,18 @@ def _write_stream(path: str | os.PathLike[str], data: bytes | memoryview) -> Non
         os.close(out)
 
 
+def _naming(path: str | os.PathLike[str], error: OSError) -> OSError:
+    """``error`` naming ``path``, the file asked for, when it names no file or the temporary one.
+
+    A write failing for want of room or under a file-size limit (``[Errno 27] File too large``) names no file by
+    itself; the same errno and reason, with the file written: ``[Errno 27] File too large: 'out.tsv'``.
+    """
+    named = error.filename
+    if named is not None and not str(named).endswith(".tmp") and os.fspath(named) != os.fspath(path):
+        return error  # another file, named already
+    return OSError(error.errno, error.strerror or type(error).__name__, os.fspath(path))
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it replaces ``path`` (``os.replace``), else is removed.
@@ -91,7 +103,21 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     The parent folder is created if needed. See the module docstring for permissions, signals and symlinks. A
     stream (:func:`is_stream`) is not replaced: what was written to the temporary path (in the system's temporary
     folder) is copied into it, and the temporary file removed.
+
+    Raises:
+        OSError: writing failed (no room, a file-size limit, no permission); the error names ``path``.
+
     """
+    try:
+        with _atomic_path(path) as tmp:
+            yield tmp
+    except OSError as e:
+        raise _naming(path, e) from None
+
+
+@contextlib.contextmanager
+def _atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """:func:`atomic_path`, its errors as raised."""
     if is_stream(path):
         with tempfile.TemporaryDirectory(prefix="ir_rarity.") as folder:
             scratch = Path(folder) / Path(os.fspath(path)).name
@@ -164,7 +190,10 @@ def write_with(path: str | os.PathLike[str], writer: Callable[[Path], object]) -
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Atomically write ``data`` to ``path`` (a stream, :func:`is_stream`, is written in place)."""
     if is_stream(path):
-        _write_stream(path, data)
+        try:
+            _write_stream(path, data)
+        except OSError as e:
+            raise _naming(path, e) from None
         return Path(path)
     return write_with(path, lambda tmp: tmp.write_bytes(data))
 

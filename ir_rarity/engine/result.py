@@ -19,7 +19,7 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.errors import ParameterError, did_you_mean
-from ir_rarity.measures.parse import higher_is_better, parse_measure
+from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
 from ir_rarity.tables import render
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class Evaluation:
 
         """
         if isinstance(measure, str):
-            given = " ".join(measure.split())
+            given = measure_label(measure)
             for m in self.measures:
                 if self.label(m) == given:
                     return m

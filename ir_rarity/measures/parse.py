@@ -8,6 +8,8 @@ and turns a wrong type into a bare ``AssertionError``. Here each wrong value is 
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -17,7 +19,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["check_params", "higher_is_better", "measure_labels", "parse_measure", "parse_measures"]
+__all__ = ["check_params", "higher_is_better", "measure_label", "measure_labels", "parse_measure", "parse_measures"]
 
 _POSITIVE = ("cutoff", "depth")
 """Integer parameters that must be positive (a rank cutoff, an S_d depth)."""
@@ -115,6 +117,9 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
         try:
             parsed = ir_measures.parse_measure(measure)
         except Exception as e:  # ir_measures raises NameError for unknown names, ValueError/SyntaxError for syntax
+            signed = _read_written_values(measure)  # a value ir_measures' syntax cannot read (alpha=-1, alpha=inf)
+            if signed is not None:
+                return signed
             name = measure.split("@")[0].split("(")[0].strip()
             hint = "" if name in ir_measures.measures.registry else did_you_mean(name, ir_measures.measures.registry)
             raise ParameterError(f"cannot parse measure {_show(measure, 60)}: {' '.join(str(e).split())}{hint}"
@@ -125,6 +130,80 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
         raise ParameterError(f"expected a measure (an ir_measures.Measure or a string such as 'P_rare@100'), got "
                              f"{type(measure).__name__}")
     return check_params(parsed)
+
+
+_SPECIAL_FLOATS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}
+
+
+def _written_value(node: ast.expr) -> tuple[bool, Any]:
+    """``(True, value)`` of a parameter value written as a signed number or ``inf``/``nan``; ``(False, None)`` else."""
+    sign = 1.0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign, node = (-1.0 if isinstance(node.op, ast.USub) else 1.0), node.operand
+    if isinstance(node, ast.Name) and node.id.lower() in _SPECIAL_FLOATS:
+        return True, sign * _SPECIAL_FLOATS[node.id.lower()]
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return True, node.value if sign > 0 else -node.value
+    return False, None
+
+
+def _read_written_values(text: str) -> ir_measures.Measure | None:
+    """A measure string ir_measures could not parse because of a signed or infinite value, read and checked here.
+
+    ir_measures reads only literal values (``alpha=0.5``): a sign (``alpha=-1``, ``alpha=+0.5``) or ``inf`` fails
+    with "values must be str, float, int, bool, etc.". Such values are read here as Python reads them and the
+    measure's own check run on them, so an error says what is wrong with the value (``P_rare: alpha must be >= 0
+    and finite, got -1.0``) and a valid one is accepted. Any other value the syntax cannot hold is named.
+
+    Returns:
+        The checked measure, or None when the failure has another cause (left to ir_measures' message).
+
+    Raises:
+        ParameterError: a value out of the measure's range, or a value that is not one, naming it.
+
+    """
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    at: ast.expr | None = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at = node.right
+        node = node.left
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ir_measures.measures.registry and not node.args):
+        return None
+    name, values, written = node.func.id, {}, False
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            return None
+        if isinstance(keyword.value, ast.Constant):
+            values[keyword.arg] = keyword.value.value
+            continue
+        ok, value = _written_value(keyword.value)
+        if not ok:
+            raise ParameterError(f"{name}: {_show(f'{keyword.arg}={ast.unparse(keyword.value)}')}: not a value "
+                                 "(write a number, 'text', True or False)")
+        values[keyword.arg], written = value, True
+    if not written or (at is not None and not isinstance(at, ast.Constant)):
+        return None
+    measure = ir_measures.measures.registry[name](**values)
+    if isinstance(at, ast.Constant):
+        measure = measure @ at.value
+    return check_params(measure)
+
+
+_QUOTED = re.compile(r"""('[^']*'|"[^"]*")""")
+
+
+def measure_label(text: str) -> str:
+    """The column name of a measure given as ``text``: its whitespace dropped, except inside quotes.
+
+    ``'P_rare(alpha=0.5) @100'`` and ``'P_rare( alpha = 0.5 )@100'`` are both column ``'P_rare(alpha=0.5)@100'``,
+    the text that parses back to the measure. The one rule for every table, frame and report column.
+    """
+    parts = _QUOTED.split(text)
+    return "".join(part if i % 2 else "".join(part.split()) for i, part in enumerate(parts))
 
 
 def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
@@ -141,8 +220,9 @@ def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
                    | Mapping[ir_measures.Measure | str, str]) -> dict[ir_measures.Measure, str]:
     """The parsed measures (in order, each once) -> the name the user gave each: the column of every table.
 
-    A measure given as a string is named by that string, whitespace-normalised (``'P_rare(alpha=0)@100'`` stays
-    ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``); one given as an object by ``str(measure)``; a
+    A measure given as a string is named by that string less its whitespace (:func:`measure_label`):
+    ``'P_rare(alpha=0)@100'`` stays ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``; one given as an
+    object by ``str(measure)``; a
     mapping ``measure -> name`` (what this function returns, or the command line's measures with the text typed)
     keeps its names. A measure named twice (``'P_rare@10'`` and ``'P_rare(alpha=1)@10'``) keeps the first name.
 
@@ -164,7 +244,7 @@ def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
         measure = parse_measure(item)
         if measure not in labels:
             given = name if name is not None else item if isinstance(item, str) else str(measure)
-            labels[measure] = " ".join(given.split())
+            labels[measure] = measure_label(given)
     return labels
 
 

@@ -21,7 +21,7 @@ from ir_rarity.engine.aggregate import skips_undefined
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import RarityMeasure
-from ir_rarity.measures.parse import parse_measure
+from ir_rarity.measures.parse import measure_label, parse_measure
 
 RETRIEVED, NOT_RETRIEVED, BACKFILLED = 0, 1, 2
 """What a query is for a system: in its results, in the qrels only, or a topic without qrels (``perquery``)."""
@@ -203,7 +203,7 @@ def _parsed(item: Any) -> list[tuple[ir_measures.Measure, str | None]]:
             return [(found[0], item)]
         if found:  # a family nickname ('official', 'P'): each measure under its own name
             return [(m, None) for m in found]
-    return [(parse_measure(item), " ".join(item.split()) if isinstance(item, str) else None)]
+    return [(parse_measure(item), measure_label(item) if isinstance(item, str) else None)]
 
 
 def _is_trec(item: Any) -> bool:

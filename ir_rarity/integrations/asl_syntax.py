@@ -1,8 +1,9 @@
 """The ``ASL@gA-B`` syntax in ``ir_measures.parse_measure``.
 
 Python parses ``ASL@g1-10`` as ``(ASL@g1) - 10``, which ir_measures rejects. The wrapper installed here rewrites a
-trailing ``@gA-B`` (or ``@gA``, meaning ``@gA-A``) to the string parameter ``@'gA-B'`` before delegating to
-ir_measures' own parser, so ``str(ASL@'g1-10') == 'ASL@g1-10'`` parses back to an equal measure.
+trailing ``@gA-B`` (or ``@gN``, meaning the first N: ``@g1-N``, as ``P@N`` means the top N) to the string parameter
+``@'gA-B'`` before delegating to ir_measures' own parser, so ``str(ASL@'g1-10') == 'ASL@g1-10'`` parses back to an
+equal measure.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ _GROUP_AT = re.compile(r"@\s*g\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
 def rewrite_group_syntax(text: str) -> str:
-    """``'ASL(rel=2)@g1-10'`` -> ``"ASL(rel=2)@'g1-10'"``; any other text unchanged."""
+    """``'ASL(rel=2)@g1-10'`` -> ``"ASL(rel=2)@'g1-10'"``, ``'ASL@g10'`` -> ``"ASL@'g1-10'"``; other text unchanged."""
     match = _GROUP_AT.search(text)
     if match is None:
         return text
-    first, last = match.group(1), match.group(2) or match.group(1)
+    first, last = (match.group(1), match.group(2)) if match.group(2) else ("1", match.group(1))
     return f"{text[:match.start()]}@'g{first}-{last}'"
 
 

@@ -64,7 +64,8 @@ class _ASL(RarityMeasure):
 
     ``ASL@gA-B`` (eq. 5; ``ASL@g1-10`` replaces P@20, ``ASL@g1-1`` MRR) averages only the A-th to B-th
     best-placed relevant documents: the retrieved ones in rank order, then the unretrieved ones. A query with
-    fewer than B relevant documents averages those it has from the A-th on.
+    fewer than B relevant documents averages those it has from the A-th on. ``ASL@gN`` is the first N,
+    ``ASL@g1-N``, as ``P@N`` is the top N.
 
     Documents are ordered as trec_eval orders them; relevant means label >= ``rel``; unjudged documents are
     non-relevant. A query without relevant documents (or with fewer than A) has no value: it is NaN and left out

@@ -20,6 +20,8 @@ EXPECTED = {
     "ASL@g1-1": (2 + 1 + 2) / 3,
     # every query has fewer than 10 relevant documents: same as ASL.
     "ASL@g1-10": (13 / 4 + 1 + 2) / 3,
+    # the first 3, as P@3 is the top 3 (ASL@g3 is ASL@g1-3): q1 (2 + 3 + 4)/3; q3 its one, 1; q4 (2 + 2)/2.
+    "ASL@g3": (3 + 1 + 2) / 3,
     # 2nd-3rd: q1 (d1 3 + d4 4)/2; q3 has 1 relevant document: left out; q4 e1 = 2 only.
     "ASL@g2-3": (7 / 2 + 2) / 2,
     # 4th-5th: only q1 has a 4th (d9, unretrieved, 4) and no 5th.
@@ -92,7 +94,8 @@ def test_parsing_round_trip_and_direction() -> None:
         assert ir_measures.parse_measure(str(measure)) == measure
         assert ir_measures.util.parse_measure(text) == measure
         assert not ir_rarity.higher_is_better(measure)
-    assert ir_measures.parse_measure("ASL@g3") == ASL @ "g3-3"
+    assert ir_measures.parse_measure("ASL@g3") == ASL @ "g1-3"  # the first 3, as P@3 is the top 3
+    assert ir_measures.parse_measure("ASL(rel=2) @ g 3") == ASL(rel=2) @ "g1-3"
     assert ir_measures.parse_measure("P@10") == ir_measures.P @ 10
     assert not ir_rarity.higher_is_better("ASL@g1-10")
     assert not ASL.NEEDS_POOL

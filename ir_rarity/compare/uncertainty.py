@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from ir_measures import Measure
 
+from ir_rarity.checks import check_draws
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.weighted import WeightedCampaign, values_under
@@ -96,6 +97,8 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
         raise ParameterError(f"resamples must be >= 0, got {resamples}")
     campaign = WeightedCampaign(pool, pool.encode_qrels(as_qrels_frame(qrels)))
     n_sys, n_runs = campaign.num_systems, len(pool)
+    if resamples:  # the draw: resamples x systems weights, then resamples x runs values of each measure
+        check_draws(resamples, "resamples", max(n_sys, n_runs), each="systems")
     if n_sys < 2:
         raise ParameterError("composition needs a pool of at least two systems")
     weights: list[np.ndarray] = []

@@ -12,6 +12,7 @@ from typing import Literal, overload
 import numpy as np
 import pandas as pd
 
+from ir_rarity.checks import check_draws
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats import BLOCK_ELEMENTS, check_scores, direction_of, in_natural_order
 
@@ -53,8 +54,7 @@ def _checked_topics(n_queries: int, topics: int | None, trials: int, fuzziness: 
         topics = n_queries // 2
     if not 1 <= topics <= n_queries:
         raise ParameterError(f"topics must be in [1, {n_queries}], got {topics}")
-    if trials < 1:
-        raise ParameterError(f"trials must be >= 1, got {trials}")
+    check_draws(trials, "trials", n_queries, each="queries")  # the trials x queries subsets
     if fuzziness < 0:
         raise ParameterError(f"fuzziness must be >= 0, got {fuzziness}")
     return topics

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ir_rarity.checks import check_draws
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats.names import DIFF_INTERVALS
 
@@ -92,7 +93,8 @@ def mean_difference_interval(diffs: np.ndarray, level: float = 0.95, resamples: 
         ``(low, high)``; NaN with fewer than two differences, and for a BCa interval of equal differences.
 
     Raises:
-        ParameterError: A level outside (0, 1), fewer than 2 resamples or an unknown method.
+        ParameterError: A level outside (0, 1), fewer than 2 resamples or more than a draw may take
+            (:func:`~ir_rarity.checks.check_draws`), or an unknown method.
 
     """
     from scipy import stats as sps  # here: importing ir_rarity.stats loads no scipy
@@ -100,8 +102,7 @@ def mean_difference_interval(diffs: np.ndarray, level: float = 0.95, resamples: 
     how = _method(method)
     if not 0.0 < float(level) < 1.0:
         raise ParameterError(f"the confidence level must be in (0, 1), got {level}")
-    if resamples < 2:
-        raise ParameterError(f"resamples must be >= 2, got {resamples}")
+    resamples = check_draws(resamples, "resamples", 1, minimum=2, each="means")  # scipy keeps every resample's mean
     d = np.asarray(diffs, dtype=float).ravel()
     d = d[~np.isnan(d)]
     if len(d) < 2:

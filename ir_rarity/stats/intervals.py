@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir_rarity.checks import check_draws
 from ir_rarity.errors import ParameterError
 
 __all__ = ["bootstrap_interval", "t_interval"]
@@ -112,14 +113,14 @@ def bootstrap_interval(values: np.ndarray, level: float = 0.95, resamples: int =
         run whose every resample has no value.
 
     Raises:
-        ParameterError: A level outside (0, 1), fewer than 2 resamples, or values that are not a matrix.
+        ParameterError: A level outside (0, 1), fewer than 2 resamples or more than a draw may take
+            (:func:`~ir_rarity.checks.check_draws`), or values that are not a matrix.
 
     """
     level = _check_level(level)
-    if resamples < 2:
-        raise ParameterError(f"resamples must be >= 2, got {resamples}")
     filled, defined = _prepared(values, skip_undefined)
-    n_runs, n_queries = filled.shape
+    n_runs, n_queries = filled.shape  # the draw: resamples x queries positions, then resamples x runs means
+    resamples = check_draws(resamples, "resamples", max(n_queries, n_runs), minimum=2, each="queries")
     if n_queries == 0:
         return np.full(n_runs, np.nan), np.full(n_runs, np.nan)
     rng = np.random.default_rng(seed)  # the one generator: scipy.stats.bootstrap(..., rng=default_rng(seed))

@@ -32,6 +32,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from ir_rarity.checks import check_draws
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats.names import TESTS
 from ir_rarity.stats.scores import BLOCK_ELEMENTS, group_moments
@@ -160,8 +161,12 @@ def randomization_pvalues(diffs: np.ndarray, trials: int = 10_000,
     Returns:
         One p-value per pair (NaN for a pair without any query).
 
+    Raises:
+        ParameterError: fewer than 1 trial, or more than a draw may take (:func:`~ir_rarity.checks.check_draws`).
+
     """
     diffs = np.asarray(diffs, dtype=float)
+    trials = check_draws(trials, "trials", diffs.shape[1], each="queries")  # the trials x queries signs
     rng = np.random.default_rng(seed)
     signs = rng.integers(0, 2, size=(trials, diffs.shape[1])).astype(float) * 2.0 - 1.0
     valid = ~np.isnan(diffs)

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
-from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning
+from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning, did_you_mean
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
-from ir_rarity.io.guard import OutputFolder, check_outputs
+from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.base import RarityMeasure
-from ir_rarity.measures.parse import higher_is_better, parse_measure
+from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
 from ir_rarity.pooling.command import add_parser as add_pooling_parser
 from ir_rarity.progress import progress_disabled
 from ir_rarity.tables import FORMATS, render
@@ -70,12 +70,18 @@ def _inputs(args: argparse.Namespace) -> list[str | None]:
     return [getattr(args, "qrels", None), *args.runs, *(getattr(args, "pool", None) or []), teams]
 
 
+def _check_stdin(args: argparse.Namespace) -> None:
+    """Refuse ``-`` (standard input) named as two of a command's inputs: it can be read once."""
+    check_stdin_once([("QRELS", getattr(args, "qrels", None)), ("RUNS", args.runs),
+                      ("--pool", getattr(args, "pool", None)), ("--teams", getattr(args, "teams", None))])
+
+
 def _runs_spec(specs: Sequence[str]) -> str | list[str]:
     return specs[0] if len(specs) == 1 else list(specs)
 
 
 def _parse_measures(texts: Sequence[str], depth: int | None) -> dict[Any, str]:
-    """Measures from the command line, each -> its column: the text given (whitespace-normalised), each once.
+    """Measures from the command line, each -> its column: the text given (less its whitespace), each once.
 
     ``--depth`` sets the S_d depth of rarity measures that give none; the column stays the text given
     (``-m P_rare@10 --depth 50`` is column ``P_rare@10``, and the caption names the depth).
@@ -86,7 +92,7 @@ def _parse_measures(texts: Sequence[str], depth: int | None) -> dict[Any, str]:
         if (isinstance(measure, RarityMeasure) and depth is not None and "depth" in measure.SUPPORTED_PARAMS
                 and "depth" not in measure.params):
             measure = parse_measure(measure(depth=depth))
-        measures.setdefault(measure, " ".join(text.split()))
+        measures.setdefault(measure, measure_label(text))
     return measures
 
 
@@ -170,20 +176,24 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
 
 # ---------------------------------------------------------------------------------------------- commands
 def _output_options(args: argparse.Namespace) -> None:
-    """``-o`` names the output format, as in ir_measures; the earlier ``-o FILE`` still works, with a notice.
+    """``-o`` names the output format only, as in ir_measures (a file is ``--output FILE``); ``-`` is stdout.
+
+    ``--output -`` is standard output (as without ``--output``), and so is ``--metadata -`` (then the table must
+    go to a file: two documents on one stream could not be read apart).
 
     Raises:
-        _UsageError: ``-o`` names neither a format nor a file while ``--output`` is given too.
+        _UsageError: ``-o`` names no format (with the closest one), or ``--metadata -`` while the table goes to
+            standard output too.
 
     """
-    if args.format in FORMATS:
-        return
-    if args.output is not None:
-        raise _UsageError(f"-o/--format takes a format ({', '.join(FORMATS)}), got {args.format!r}")
-    print(f"{PROG}: warning: -o FILE is deprecated and will be removed in the next release: -o now picks the "
-          f"output format, as in ir_measures ({', '.join(FORMATS)}); write to a file with --output FILE",
-          file=sys.stderr)
-    args.output, args.format = args.format, "tsv"
+    if args.format not in FORMATS:
+        raise _UsageError(f"-o/--format takes a format ({', '.join(FORMATS)}), got {args.format!r}"
+                          f"{did_you_mean(args.format, FORMATS)}; write to a file with --output FILE")
+    if args.output == "-":
+        args.output = None
+    if args.metadata == "-" and args.output is None:
+        raise _UsageError("--metadata - and the table both go to standard output: write the table to a file with "
+                          "--output FILE")
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -192,8 +202,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if not args.pool and os.environ.get(POOL_ENV):  # the one way to name a pool, here too
         args.pool = [os.environ[POOL_ENV]]
         print(f"{PROG}: note: scoring RUNS against the pool {POOL_ENV} names ({args.pool[0]})", file=sys.stderr)
-    outputs = [("--output", args.output, False), ("--plot", args.plot, False), ("--metadata", args.metadata, False)]
+    outputs = [("--output", args.output, False), ("--plot", args.plot, False),
+               ("--metadata", None if args.metadata == "-" else args.metadata, False)]  # "-": stdout, not a file
     inputs = _inputs(args)
+    _check_stdin(args)
     check_outputs(outputs, inputs)
     from ir_rarity.provenance import hash_inputs
 
@@ -208,6 +220,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     wants_table(args)  # refuses options that need another one
     with _notices():
         result = _evaluation(args, measures)
+        _check_draw_options(args, result)
         first = result.measures[0]
         order = list(ranked_table(result.table(), first, result.label(first)).index)
         # one renderer for every table of eval: means, with comparisons, intervals or composition when asked
@@ -220,6 +233,25 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_draw_options(args: argparse.Namespace, result: Evaluation) -> None:
+    """``--resamples``, ``--trials`` and ``--composition-resamples`` within the memory their draws need, by name.
+
+    Checked once the queries and runs are known and before any draw (the statistics check again, by their
+    parameters' names): the bootstrap draws resamples x queries, the randomization test trials x queries, the
+    bootstrap over teams resamples x runs.
+    """
+    from ir_rarity.checks import check_draws
+
+    n_queries, n_runs = len(result.query_ids), len(result.names)
+    compared = bool(args.baseline) or args.all_pairs
+    if args.ci is not None or compared:  # intervals of the means, or of the comparisons' differences
+        check_draws(args.resamples, "--resamples", max(n_queries, n_runs), minimum=2, each="queries")
+    if compared and args.test == "randomization":
+        check_draws(args.trials, "--trials", n_queries, each="queries")
+    if args.composition:
+        check_draws(args.composition_resamples, "--composition-resamples", n_runs, minimum=0, each="runs")
+
+
 def _stamped(args: argparse.Namespace, text: str, result: Evaluation) -> str:
     """``text`` with its provenance (unless ``--no-provenance``); ``--metadata FILE`` also gets the ir_metadata."""
     if not (_wants_provenance(args) or args.metadata is not None):
@@ -227,8 +259,9 @@ def _stamped(args: argparse.Namespace, text: str, result: Evaluation) -> str:
     from ir_rarity.provenance import collect, stamp
 
     provenance = collect(args.argv, args.hashed, result.attrs(), measures=[result.label(m) for m in result.measures])
-    if args.metadata is not None:
-        write_atomic(args.metadata, provenance.ir_metadata(tag=result.names[0] if len(result.names) == 1 else None))
+    if args.metadata is not None:  # "-": standard output (the table then goes to --output FILE)
+        _emit(provenance.ir_metadata(tag=result.names[0] if len(result.names) == 1 else None),
+              None if args.metadata == "-" else args.metadata)
     return stamp(text, args.format, provenance) if _wants_provenance(args) else text
 
 
@@ -273,6 +306,7 @@ def _check_depth(depth: int | None) -> None:
 
 def _cmd_pool(args: argparse.Namespace) -> int:
     _check_depth(args.depth)
+    _check_stdin(args)
     check_outputs([("--out", args.out, False), ("--judging-pool", args.judging_pool, False)], _inputs(args))
     for out in (args.out, args.judging_pool):
         if out is not None and Path(out).suffix.lower() not in (".csv", ".parquet"):
@@ -305,12 +339,14 @@ def _cmd_meta(args: argparse.Namespace) -> int:
         raise _UsageError(f"meta-evaluation reports are not available in this version of ir_rarity ({e})") from None
     from ir_rarity.io.frames import as_qrels_frame
 
+    _check_stdin(args)
     check_outputs([("--out", args.out, True)], _inputs(args))
     folder = OutputFolder(args.out, "meta", overwrite=args.overwrite, hint="--overwrite")  # no user file replaced
-    from ir_rarity.checks import check_depth
+    from ir_rarity.checks import check_depth, check_draws
 
     check_depth(args.cutoff, "--cutoff")
     qrels = as_qrels_frame(args.qrels)
+    check_draws(args.trials, "--trials", qrels["query_id"].nunique(), each="queries")  # the stability draw
     # every analysis stops at rank --cutoff (and counts S_d there): read no deeper
     pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff,
                        split_by_tag=args.split_by_tag, trec_eval_10=args.trec_eval_10)
@@ -399,10 +435,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "by its tag column. Without --pool, RUNS are the campaign.")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
-    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", required=True,
+    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", action="extend", required=True,
                    help="measures in ir_measures syntax, e.g. 'P_rare(alpha=0.5)@100' AP_rare P@10; 'official': the "
-                        "official measures of the ir_datasets benchmark QRELS names")
-    p.add_argument("--pool", metavar="SPEC", nargs="+",
+                        "official measures of the ir_datasets benchmark QRELS names; -m may be repeated (as in "
+                        "trec_eval), each adding its measures")
+    p.add_argument("--pool", metavar="SPEC", nargs="+", action="extend",
                    help="the campaign to score RUNS against (run files, folders, globs, a saved .npz pool or a "
                         ".parquet count table): each run on its own, as the member it equals or as a newcomer")
     p.add_argument("--joint", action="store_true",
@@ -420,11 +457,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no provenance lines (versions, command, input hashes, pool) at the top of the output "
                         f"(also {NO_PROVENANCE_ENV}=1)")
     p.add_argument("--metadata", metavar="FILE",
-                   help="also write the provenance as an ir_metadata document (CLEF LongEval, TIREx) to FILE")
+                   help="also write the provenance as an ir_metadata document (CLEF LongEval, TIREx) to FILE "
+                        "(-: standard output, with the table in --output FILE)")
     _add_absolute_paths_option(p)
     p.add_argument("--output", metavar="FILE",
-                   help="write here instead of stdout: a regular file is replaced atomically; a FIFO, a device or "
-                        "/dev/stdout is written in place, as a stream")
+                   help="write here instead of stdout (-: stdout): a regular file is replaced atomically; a FIFO, a "
+                        "device or /dev/stdout is written in place, as a stream")
     _add_pool_options(p)
     from ir_rarity.compare.cli import add_eval_options
 

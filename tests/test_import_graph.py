@@ -69,6 +69,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli", "ir_rarity.report.cli"): LAZY_COMMAND,
     ("ir_rarity.report.cli", "ir_rarity.pool.teams"): LAZY,
     ("ir_rarity.report.cli", "ir_rarity.report.build"): LAZY,
+    ("ir_rarity.report.cli", "ir_rarity.checks"): LAZY,
     # the ir_measures provider is registered by `import ir_rarity`, which ir_measures' start-up hook runs
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.resolve"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.scoring"): LAZY,

@@ -8,6 +8,9 @@ Nothing the user wrote is replaced either: an output folder (``meta --out DIR``,
 Python functions that write them) must be absent, empty, or hold only what an earlier run of the same command wrote
 there, as the manifest it keeps in the folder (:data:`MANIFEST`) lists; else it is refused unless the caller says
 to overwrite (:class:`OutputFolder`).
+
+``-`` is standard input where an input is named and can be read once (:func:`check_stdin_once`); an output
+option that takes ``-`` for standard output maps it before these checks, and any other refuses it.
 """
 
 from __future__ import annotations
@@ -17,14 +20,14 @@ import glob
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_text
 
-__all__ = ["MANIFEST", "OutputFolder", "check_outputs"]
+__all__ = ["MANIFEST", "OutputFolder", "check_outputs", "check_stdin_once"]
 
 _GLOB_CHARS = set("*?[")
 
@@ -92,11 +95,15 @@ def check_outputs(outputs: Iterable[tuple[str, str | None, bool]], inputs: Itera
     Raises:
         InputError: an output is an input file (also through a symlink), lies in an input folder, matches an input
             glob, or is a folder holding an input or matched by a glob; an output file's folder does not exist;
-            an output file is a folder.
+            an output file is a folder; an output is ``-`` (standard output, which the option does not write).
 
     """
     read = _Inputs(inputs)
     given = [(option, path, is_folder) for option, path, is_folder in outputs if path is not None]
+    for option, path, is_folder in given:
+        if path == "-":  # not a file named "-": an option writing to standard output maps "-" before this check
+            raise InputError(f"{option} cannot write to standard output (-): name the "
+                             f"{'folder' if is_folder else 'file'} to write")
     for i, (option, named, _) in enumerate(given):
         for other, other_path, _ in given[:i]:
             if _real(named) == _real(other_path):
@@ -106,6 +113,27 @@ def check_outputs(outputs: Iterable[tuple[str, str | None, bool]], inputs: Itera
         why = read.conflict(Path(path), is_folder)
         if why is not None:
             raise InputError(f"refusing to write {option} there: {why}", path)
+
+
+def check_stdin_once(inputs: Iterable[tuple[str, str | Sequence[str] | None]]) -> None:
+    """Refuse standard input (``-``) named as more than one input: it can be read only once.
+
+    Args:
+        inputs: ``(what, spec)`` of each input, ``spec`` one spec or several (``("RUNS", ["-", "b.run"])``), None
+            when not given; ``what`` names it in the message (``QRELS``, ``RUNS``, ``--pool``).
+
+    Raises:
+        InputError: ``-`` given twice, naming where: "standard input (-) can be read once: given as RUNS and
+            --pool".
+
+    """
+    named = [what for what, specs in inputs if specs is not None
+             for spec in ([specs] if isinstance(specs, str) else specs) if spec == "-"]
+    if len(named) < 2:
+        return
+    where = list(dict.fromkeys(named))
+    given = f"given {len(named)} times as {where[0]}" if len(where) == 1 else f"given as {' and '.join(where)}"
+    raise InputError(f"standard input (-) can be read once: {given}")
 
 
 MANIFEST = "ir_rarity-outputs.json"

@@ -20,7 +20,7 @@ from typing import Any
 
 from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import MemberNotice, ParameterError
-from ir_rarity.io.guard import OutputFolder, check_outputs
+from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.parse import parse_measures
 
 __all__ = ["DEFAULT_BUDGETS", "DEFAULT_MEASURES", "DEFAULT_STRATEGIES", "add_parser", "run"]
@@ -49,7 +49,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, help="only the runs' top K documents are candidates (default whole runs)")
     p.add_argument("--rel", type=int, default=1, help="minimum label counted as relevant (1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the adaptive strategies' tie-breaking (0)")
-    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", default=DEFAULT_MEASURES,
+    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", action="extend",  # -m may be repeated; no
+                   default=None,  # default list here: "extend" would add the measures given to it
                    help="measures of the reusability study (default P@10 AP P_rare(alpha=0.5)@10 AP_rare(alpha=0.5))")
     p.add_argument("--loto-teams", metavar="N", default="0",
                    help="leave-one-team-out for the N teams with most unique relevant documents, 'all', or 0 "
@@ -142,12 +143,13 @@ def run(args: argparse.Namespace) -> int:
     from ir_rarity.pooling.strategies import parse_strategy
     from ir_rarity.tables import render_frame
 
+    check_stdin_once([("QRELS", args.qrels), ("RUNS", args.runs), ("--teams", args.teams)])
     check_outputs([("--out", args.out, True)], _inputs(args))
     folder = OutputFolder(args.out, "pooling", overwrite=args.overwrite, hint="--overwrite")  # no user file replaced
     depth = check_depth(args.depth, "--depth", allow_none=True)
     strategies = [parse_strategy(s) for s in args.strategies]
     budgets = check_budgets(args.budgets)
-    measures = parse_measures(args.measures)
+    measures = parse_measures(args.measures or DEFAULT_MEASURES)
     _loto_count(args.loto_teams)
     show = sys.stderr.isatty()
     qrels, pool, official_runs = _read_inputs(args)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ir_rarity.io.guard import check_outputs
+from ir_rarity.io.guard import check_outputs, check_stdin_once
 
 __all__ = ["add_report_command", "run"]
 
@@ -29,7 +29,7 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("--out", metavar="FILE", required=True, help="the HTML file to write")
-    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+",
+    p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", action="extend",  # -m may be repeated
                    help="measures (default: P@10 P@100 AP nDCG@10 'P_rare(alpha=0.5)@100' AP_rare@100 ASL@g1-10 ASL)")
     p.add_argument("--teams", metavar="SPEC",
                    help="run -> team: a leaderboard CSV (columns run, team) or CSV:TEAM_COLUMN; S counts teams")
@@ -64,7 +64,14 @@ def run(args: argparse.Namespace) -> int:
     from ir_rarity.pool.teams import teams_file
 
     teams = str(teams_file(args.teams)) if args.teams else None
+    check_stdin_once([("QRELS", args.qrels), ("RUNS", args.runs), ("--teams", args.teams)])
     check_outputs([("--out", args.out, False)], [args.qrels, *args.runs, teams])
+    from ir_rarity.checks import check_draws
+
+    for option, count in (("--resamples", args.resamples), ("--trials", args.trials),
+                          ("--composition-resamples", args.composition_resamples)):
+        check_draws(count, option, minimum=0)  # a draw of one value each already too large (the report's
+        # statistics check their draws again, by their parameters' names, once the queries are known)
     from ir_rarity.report.build import report
 
     runs = args.runs[0] if len(args.runs) == 1 else list(args.runs)

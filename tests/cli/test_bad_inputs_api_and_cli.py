@@ -216,7 +216,7 @@ def test_parameters_out_of_range_api(files, measure, message: str) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["-m", "P_rare(alpha=2,bounded=True)@2"], "bounded variant needs alpha in"),
-    (["-m", "P_rare(alpha=-1)@2"], "cannot parse measure"),  # ir_measures syntax has no negative numbers
+    (["-m", "P_rare(alpha=-1)@2"], "P_rare: alpha must be >= 0 and finite, got -1.0"),  # read here, then checked
     (["-m", "P_rare(depth=0)@2"], "depth must be a positive integer"),
     (["-m", "P@2", "--depth", "0"], "--depth must be a positive integer"),
     (["-m", "ASL@g5-2"], "needs A <= B"),

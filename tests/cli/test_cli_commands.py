@@ -229,9 +229,7 @@ def test_flags_mean_what_they_mean_in_ir_measures(hand_files: dict, tmp_path: Pa
     assert main([*args, "-q", "-n"]) == 0
     assert all(line.split("\t")[1] != "all" for line in capsys.readouterr().out.splitlines())
     old = tmp_path / "jsonl-file"
-    assert main([*args, "-o", str(old)]) == 0  # the earlier spelling: a file, with a deprecation line
-    captured = capsys.readouterr()
-    assert old.read_text().startswith("run\t") and captured.out == ""
-    assert captured.err.count("-o FILE is deprecated") == 1
+    assert main([*args, "-o", str(old)]) == 2  # -o takes a format only: a file is --output FILE
+    assert not old.exists() and "write to a file with --output FILE" in capsys.readouterr().err
     assert main([*args, "-o", "yaml", "--output", str(tmp_path / "x")]) == 2
     assert "-o/--format takes a format" in capsys.readouterr().err

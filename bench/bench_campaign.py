@@ -199,7 +199,7 @@ def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) 
     import distributed
 
     from ir_rarity import Pool
-    from ir_rarity.pool.dask import evaluate_with_dask
+    from ir_rarity.integrations.dask import evaluate_with_dask
     from ir_rarity.pool.sources import iter_named_runs
 
     measures = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]

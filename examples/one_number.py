@@ -2,10 +2,10 @@
 
 Two runs are scored against the embedded campaign (143 runs): "copy", BERT less its last document per query (its top
 10 is BERT's, so at depth 10 it *is* BERT), and "new", run1's documents in reverse order. Each goes through the front
-door ``ir_rarity.evaluate(pool=)``, ``Pool.evaluate(runs=)``, ``with pool:`` + ``ir_measures.calc_aggregate``, ``with
-pool:`` + ``pt.Experiment``, ``ir_rarity.Experiment(pool=)``, ``ir-rarity eval --pool`` and the stock ``ir_measures``
-command with ``pool=``; the pool is given to the front door and the last three as a saved ``.npz``. Run: ``python
-examples/one_number.py``.
+door ``ir_rarity.evaluate(pool=)`` (a saved pool, and the pool in hand), ``with pool:`` +
+``ir_measures.calc_aggregate``, ``with pool:`` + ``pt.Experiment``, ``ir_rarity.Experiment(pool=)``, ``ir-rarity
+eval --pool`` and the stock ``ir_measures`` command with ``pool=``; the pool is given to the front door and the
+last three as a saved ``.npz``. Run: ``python examples/one_number.py``.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def main() -> None:
             write_run(run, path)
             values = {"ir_rarity.evaluate(pool=.npz)": ir_rarity.evaluate(
                 {name: run}, qrels, [MEASURE], pool=str(saved)).table().iloc[0, 0],
-                "Pool.evaluate(runs=)": pool.evaluate(qrels, [MEASURE], runs={name: run}).iloc[0, 0]}
+                "evaluate(runs, pool=)": ir_rarity.evaluate({name: run}, qrels, [MEASURE],
+                                                            pool=pool).table().iloc[0, 0]}
             with activated(pool):
                 values["with pool: calc_aggregate"] = ir_measures.calc_aggregate([measure], qrels, run)[measure]
                 pt_run = run.rename(columns={"query_id": "qid", "doc_id": "docno"})
@@ -81,7 +82,7 @@ def main() -> None:
     print(render_frame(table.reset_index(), "markdown", places=-1))
     for run in runs:
         assert table[run].nunique() == 1, f"the paths disagree on {run}"
-    bert_value = float(pool.evaluate(qrels, [MEASURE]).loc["BERT", MEASURE])
+    bert_value = float(ir_rarity.evaluate(pool, qrels, [MEASURE]).table().loc["BERT", MEASURE])
     print(f"\nBERT's campaign value: {bert_value!r}")
 
 

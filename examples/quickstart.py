@@ -19,7 +19,7 @@ def main() -> None:
     pool = Pool.from_runs(covid_round1.runs, split_by_tag=True)  # one file of 143 runs, split by tag
     print(pool)
     measures = ["P@100", "P_rare(alpha=0.5)@100", "AP@100", "AP_rare@100"]
-    table = pool.evaluate(covid_round1.qrels, measures)
+    table = ir_rarity.evaluate(pool, covid_round1.qrels, measures).table()
 
     ranks = table.rank(ascending=False, method="min").astype(int)
     table["rank P@100"] = ranks["P@100"]

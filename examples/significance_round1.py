@@ -20,8 +20,8 @@ from ir_rarity import Pool, covid_round1, read_trec_qrels
 from ir_rarity.compare import campaign_table, composition
 from ir_rarity.compare.plots import plot_composition
 from ir_rarity.errors import MemberNotice
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.io.files import write_text
-from ir_rarity.scoring import evaluate_campaign as evaluate
 
 BASELINES = ["bm25_baseline", "BBGhelani1"]
 MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "nDCG@10", "ASL"]
@@ -39,7 +39,7 @@ def main() -> None:
     pool = Pool.from_runs(covid_round1.runs, split_by_tag=True, teams=(covid_round1.leaderboard, "team"))
     qrels = read_trec_qrels(covid_round1.qrels)
     first = MEASURES[0]
-    ranking = pool.evaluate(qrels, [first])[first].sort_values(ascending=False, kind="mergesort")
+    ranking = evaluate(pool, qrels, [first]).table()[first].sort_values(ascending=False, kind="mergesort")
     chosen = [*[n for n in ranking.index if n not in BASELINES][:6], *BASELINES]
 
     # The chosen runs scored against the whole campaign by the one rule (each is recognised as the member it is).

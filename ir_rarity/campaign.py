@@ -23,6 +23,7 @@ import pandas as pd
 from ir_rarity.checks import check_depth
 from ir_rarity.engine.qrels import UNJUDGED, is_relevant
 from ir_rarity.errors import ParameterError, did_you_mean
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
@@ -186,7 +187,7 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
     if unknown:
         listed = f"; the pool's teams are e.g. {all_teams[:5]}"
         raise ParameterError(f"unknown team {unknown[0]!r}" + did_you_mean(unknown[0], all_teams, listed))
-    full = pool.evaluate(qrels_frame, measure_list)
+    full = evaluate_campaign(pool, qrels_frame, measure_list).table()
     unique = unique_relevant(pool, qrels_frame, depth, by="team", rel=rel).documents
     qrels_pairs = pd.MultiIndex.from_frame(qrels_frame[["query_id", "doc_id"]].astype(str))
     parts = []
@@ -197,8 +198,8 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
         reduced = qrels_frame.copy()
         reduced.loc[qrels_pairs.isin(pd.MultiIndex.from_frame(removed[["query_id", "doc_id"]])), "relevance"] = 0
         sub = pool.subset(others)
-        other_scores = sub.evaluate(reduced, measure_list)
-        without = sub.evaluate(reduced, measure_list, runs={n: pool.run(n) for n in own})
+        other_scores = evaluate_campaign(sub, reduced, measure_list).table()
+        without = evaluate_campaign(sub, reduced, measure_list, {n: pool.run(n) for n in own}).table()
         for m, name in zip(measure_list, names, strict=True):
             higher = higher_is_better(m)
             score = full.loc[own, name].to_numpy(np.float64)

@@ -24,6 +24,7 @@ __all__ = [
     "RarityWarning",
     "SkippedFilesNotice",
     "TeamNotice",
+    "deprecated",
     "did_you_mean",
     "warn",
 ]
@@ -128,3 +129,8 @@ def warn(message: str, category: type[Warning]) -> None:
         level += 1
         frame = frame.f_back  # type: ignore[assignment]
     warnings.warn(message, category, stacklevel=level)
+
+
+def deprecated(old: str, new: str) -> None:
+    """Warn (:class:`DeprecationWarning`, at the user's line) that ``old`` is deprecated in favour of ``new``."""
+    warn(f"{old} is deprecated: use {new}", DeprecationWarning)

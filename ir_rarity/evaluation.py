@@ -1,6 +1,6 @@
 """The front door: :func:`evaluate` scores runs with rarity and standard measures and returns an :class:`Evaluation`.
 
-Every way in goes through here or through :func:`ir_rarity.scoring.evaluate_campaign` (the same door with the
+Every way in goes through here or through :func:`ir_rarity.evaluation.evaluate_campaign` (the same door with the
 campaign already in hand): ``Pool.evaluate``, ``CountTable.evaluate``, ``ir-rarity eval``, the ir_measures provider,
 ``ir_rarity.Experiment``, campaign tables, meta-evaluation, pooling analyses. So a run and a campaign give one
 number whichever way they are evaluated.
@@ -8,24 +8,30 @@ number whichever way they are evaluated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import ir_measures
+import pandas as pd
+
 from ir_rarity.engine.codes import ScorePrecision
-from ir_rarity.engine.contract import MemberCampaign
+from ir_rarity.engine.contract import Campaign, MemberCampaign
+from ir_rarity.engine.evaluate import apply_rule
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.datasets import expand_official
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.resolve import resolve_campaign
-from ir_rarity.pool.sources import path_specs
+from ir_rarity.pool.retention import required_depth, required_rows
+from ir_rarity.pool.sources import Origin, file_kind, origin_of, path_specs, read_runs, run_files
 from ir_rarity.pool.teams import read_teams
-from ir_rarity.scoring import Judgments, evaluate_campaign, required_depth, required_rows
 
 if TYPE_CHECKING:
     from ir_rarity.typing import CampaignLike, MeasuresLike, QrelsLike, RunsLike, TeamsLike
 
-__all__ = ["Evaluation", "evaluate"]
+__all__ = ["Evaluation", "check_measure_pools", "evaluate", "evaluate_campaign", "evaluation_frame", "measure_pool"]
 
 
 def evaluate(
@@ -122,3 +128,101 @@ def evaluate(
     return evaluate_campaign(campaign, judgments, labels, runs, joint=joint, duplicates=duplicates,
                              split_by_tag=split_by_tag, progress=progress)
 
+
+def measure_pool(measure: ir_measures.Measure) -> str | None:
+    """The pool a measure names with its own ``pool`` parameter (``P_rare(pool='runs/')@100``), or None."""
+    params = getattr(measure, "params", {})
+    spec = params.get("pool") if isinstance(params, dict) else None
+    return str(spec) if spec else None
+
+
+def _origin_of_spec(spec: str) -> Origin | None:
+    try:
+        files = run_files(spec)
+    except (InputError, OSError):
+        return None
+    kinds = {file_kind(p) for p in files}
+    return origin_of(files, kinds.pop() if len(kinds) == 1 else "runs")
+
+
+def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measure]) -> None:
+    """Refuse a measure whose own ``pool=`` names other files than the campaign it is evaluated against.
+
+    A measure string carries its pool where ir_measures is the entry point (the stock command); where the
+    campaign is given otherwise (``Pool.evaluate``, ``ir_rarity.evaluate(pool=...)``, ``ir-rarity eval``), a
+    ``pool=`` naming the files the campaign was read from (unchanged since) is fine, and any other is an error,
+    never a number computed against the wrong pool.
+
+    Raises:
+        ParameterError: a measure names another pool.
+
+    """
+    base = getattr(campaign, "campaign", campaign)  # a joined campaign: the campaign it extends
+    origins: list[Origin] = [o for c in (campaign, base) if isinstance(o := getattr(c, "origin", None), Origin)]
+    for measure in measures:
+        spec = measure_pool(measure)
+        named = None if spec is None else _origin_of_spec(spec)
+        if spec is not None and (named is None or not any(named.same_campaign(o) for o in origins)):
+            raise ParameterError(f"{measure} names its own pool ({spec!r}), but is evaluated against another "
+                                 f"({campaign.info().describe()}): drop pool= from the measure, or evaluate against "
+                                 "that pool (--pool, ir_rarity.evaluate(pool=...))")
+
+
+def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures: MeasuresLike,
+                      runs: RunsLike | None = None, *, joint: bool = False,
+                      duplicates: Duplicates = "error", split_by_tag: bool | None = None,
+                      progress: bool | None = None) -> Evaluation:
+    """Score runs against ``campaign`` by the one rule (:mod:`ir_rarity.engine.evaluate`).
+
+    Args:
+        campaign: What the runs are scored against (a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`
+            or any :class:`~ir_rarity.engine.contract.Campaign`).
+        qrels: Qrels in any shape :func:`ir_rarity.io.frames.as_qrels_frame` accepts, or :class:`Judgments`.
+        measures: A measure or a list of them, as objects or strings in ir_measures syntax; a string given names
+            its measure's column in every table (``Evaluation.labels``).
+        runs: Runs to score against the campaign, each on its own (see :func:`read_runs`); None scores the
+            campaign's own runs (a pool).
+        joint: The given runs join the campaign together (S + k).
+        duplicates: For given runs: ``"error"`` (as trec_eval) or ``"first"``.
+        split_by_tag: For run files: True splits every file into one run per tag; by default a file is one run.
+        progress: Progress bars (reading, measures through ir_measures); None: on a terminal only.
+
+    Returns:
+        The :class:`~ir_rarity.Evaluation`.
+
+    Raises:
+        ParameterError: a bad measure, a measure naming another pool, ``joint`` without runs, no runs.
+        InputError: unreadable qrels or runs.
+
+    """
+    labels = measure_labels(measures)
+    measure_list = list(labels)
+    check_measure_pools(campaign, measure_list)
+    judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
+    frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
+                                                 split_by_tag=split_by_tag, progress=progress,
+                                                 scores=campaign.scores)
+    return apply_rule(campaign, judgments.frame, labels, frames, joint=joint, duplicates=duplicates,
+                      progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
+
+
+def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:
+    """An evaluation as the frame ``Pool.evaluate`` returns.
+
+    Its table, its long per-query values (``by_query``), or the table with a confidence interval of each mean
+    (``ci``, a percentile bootstrap over queries, seed 0).
+
+    Raises:
+        ParameterError: ``ci`` with ``by_query`` (per-query values have no mean to bound).
+
+    """
+    if by_query:
+        if ci is not None:
+            raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")
+        return evaluation.long()
+    if ci is None:
+        return evaluation.table()
+    from ir_rarity.compare.intervals import add_intervals  # scipy is imported only when intervals are asked
+
+    return add_intervals(evaluation.table(), evaluation.values, evaluation.measures, ci,
+                         query_ids=evaluation.query_ids, columns=[evaluation.label(m) for m in evaluation.measures])

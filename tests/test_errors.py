@@ -25,7 +25,7 @@ def test_a_warning_is_attributed_to_the_caller(door: str, hand_files, hand_qrels
         "evaluate": lambda: ir_rarity.evaluate({"A": ir_rarity.read_trec_run(hand_files["A"])}, hand_qrels,
                                                ["P_rare@2"]),
         "Pool.evaluate": lambda: pool.evaluate(hand_qrels, ["P_rare@2"]),
-        "evaluate_campaign": lambda: ir_rarity.scoring.evaluate_campaign(pool, hand_qrels, ["P_rare@2"]),
+        "evaluate_campaign": lambda: ir_rarity.evaluation.evaluate_campaign(pool, hand_qrels, ["P_rare@2"]),
     }
     caught = _caught(calls[door])
     assert [w.category for w in caught] == [DegeneratePoolWarning]

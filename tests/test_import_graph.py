@@ -32,6 +32,7 @@ LAZY = "lazy start-up"
 LAZY_COMMAND = "lazy start-up: the command line imports what a command runs when it runs"
 LAZY_SCIPY = "lazy: scipy (statistics) only when intervals or tests are asked for"
 LAZY_DATASETS = "lazy: ir_datasets only when a dataset id is given"
+DEPRECATED = "deprecated shim: Pool.evaluate / CountTable.evaluate reach the front door above the pool"
 
 ALLOWED: dict[tuple[str, str], str] = {
     # the command line: every command imports what it runs, so `ir-rarity --help` and each command stay light
@@ -72,12 +73,16 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.report.cli", "ir_rarity.checks"): LAZY,
     # the ir_measures provider is registered by `import ir_rarity`, which ir_measures' start-up hook runs
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.resolve"): LAZY,
-    ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.scoring"): LAZY,
+    ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.evaluation"): LAZY,
+    ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.engine.judgments"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.io.frames"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.pool"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.integrations.tuples"): LAZY,
     # heavy dependencies, for the path that needs them
-    ("ir_rarity.scoring", "ir_rarity.compare.intervals"): LAZY_SCIPY,
+    ("ir_rarity.evaluation", "ir_rarity.compare.intervals"): LAZY_SCIPY,
+    # deprecated methods of the campaign objects, kept for a release
+    ("ir_rarity.pool.pool", "ir_rarity.evaluation"): DEPRECATED,
+    ("ir_rarity.pool.counts", "ir_rarity.evaluation"): DEPRECATED,
     ("ir_rarity.integrations.experiment._rendering", "ir_rarity.compare.intervals"): LAZY_SCIPY,
     ("ir_rarity.integrations.pyterrier", "ir_rarity.io.datasets"): LAZY_DATASETS,
     ("ir_rarity.io.frames", "ir_rarity.io.datasets"): LAZY_DATASETS,
@@ -196,10 +201,14 @@ def test_every_function_level_import_has_a_listed_reason(graph) -> None:
 
 
 def test_no_function_level_import_dodges_a_cycle(graph) -> None:
-    """Were any function-level import at module level, it would make no cycle: none is there to dodge one."""
+    """Were any function-level import at module level, it would make no cycle: none is there to dodge one.
+
+    The one exception is listed: the deprecated evaluate methods of the campaign objects, which reach the front
+    door above them until they are removed.
+    """
     top, inner = graph
     dodging = sorted(f"{module} -> {target}" for module, targets in inner.items() for target, _ in targets
-                     if module in _reachable(top, target))
+                     if module in _reachable(top, target) and ALLOWED.get((module, target)) != DEPRECATED)
     assert dodging == []
 
 

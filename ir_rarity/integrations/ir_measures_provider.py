@@ -8,7 +8,7 @@ evaluated; with none active (e.g. the stock ``ir_measures`` command), the measur
 folder, a glob, a saved ``.npz`` pool or a ``.parquet`` count table: :func:`ir_rarity.pool.resolve.resolve_campaign`),
 resolved once per process and path; the S_d the rarity-weighted measures need is counted once per machine and kept
 in a disk cache (:mod:`ir_rarity.pool.cache`). Each run is scored through the one door
-(:func:`ir_rarity.scoring.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
+(:func:`ir_rarity.evaluation.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
 read once per evaluator and encoded once per campaign.
 
 Once the counts are cached, qrels and runs as ir_measures reads them from files (the stock command) are scored by
@@ -33,7 +33,7 @@ from ir_rarity.pool.context import POOL_ENV, active_pool, require_pool
 
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
-    from ir_rarity.scoring import Judgments
+    from ir_rarity.engine.judgments import Judgments
 
 # numpy, pandas and the engine are imported when a run is evaluated, not when the provider is registered: the
 # start-up hook registers ir_rarity on every `import ir_measures`, which must stay as light as it was.
@@ -55,8 +55,8 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
         NoActivePoolError: no active pool, no ``pool`` parameter and no ``IR_RARITY_POOL``.
 
     """
+    from ir_rarity.evaluation import measure_pool
     from ir_rarity.pool.resolve import counts_depth, resolve_campaign
-    from ir_rarity.scoring import measure_pool
 
     spec: Any = measure_pool(measure) or active_pool() or os.environ.get(POOL_ENV) or None
     if spec is None:
@@ -90,13 +90,13 @@ class RarityEvaluator(Evaluator):
 
     @staticmethod
     def _read(qrels: Any) -> Judgments:
-        from ir_rarity.scoring import Judgments
+        from ir_rarity.engine.judgments import Judgments
 
         return Judgments(qrels)
 
     @property
     def judgments(self) -> Judgments:
-        """The qrels, read (by :class:`~ir_rarity.scoring.Judgments`) when the ordinary path first needs them."""
+        """The qrels, read (as :class:`~ir_rarity.engine.judgments.Judgments`) when the ordinary path needs them."""
         if self._judgments is None:
             self._judgments = self._read(self._qrels)
         return self._judgments
@@ -119,10 +119,10 @@ class RarityEvaluator(Evaluator):
 
     def _ordinary(self, run: Any) -> Iterator[Metric]:
         """The values of the run through :func:`~ir_rarity.evaluation.evaluate_campaign`."""
+        from ir_rarity.evaluation import evaluate_campaign
         from ir_rarity.integrations.tuples import RUN_NAME
         from ir_rarity.io.frames import as_run_frame
         from ir_rarity.pool.pool import Pool
-        from ir_rarity.scoring import evaluate_campaign
 
         frame = as_run_frame(run)
         by_campaign: dict[int, tuple[Any, list[ir_measures.Measure]]] = {}

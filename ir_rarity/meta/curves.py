@@ -15,10 +15,10 @@ import ir_measures
 import pandas as pd
 
 from ir_rarity.errors import ParameterError
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
-from ir_rarity.scoring import evaluate_campaign
 from ir_rarity.stats import kendall_tau, run_means, tau_ap
 
 __all__ = ["DEFAULT_ALPHAS", "PAIRS", "curve_measures", "curve_parameters", "per_query_matrix", "score_matrices",
@@ -44,7 +44,7 @@ def per_query_matrix(pool: Pool, qrels: Any, measure: MeasureLike) -> pd.DataFra
 
     Args:
         pool: The pool whose runs are evaluated (and whose S_d the rarity measures use).
-        qrels: Qrels in any shape :func:`ir_rarity.scoring.evaluate_campaign` accepts.
+        qrels: Qrels in any shape :func:`ir_rarity.evaluation.evaluate_campaign` accepts.
         measure: One measure, as an object or in ir_measures syntax (``'P_rare(alpha=0.5)@100'``).
 
     Returns:
@@ -66,7 +66,7 @@ def score_matrices(pool: Pool, qrels: Any, measures: Sequence[MeasureLike],
 
     Args:
         pool: The campaign.
-        qrels: Qrels in any shape :func:`ir_rarity.scoring.evaluate_campaign` accepts.
+        qrels: Qrels in any shape :func:`ir_rarity.evaluation.evaluate_campaign` accepts.
         measures: The measures (objects or strings).
         known: Tables already computed, by ``str(measure)``; they are used as they are.
         progress: Progress bars of the evaluation (None: on a terminal only).
@@ -156,7 +156,7 @@ def tau_alpha_curve(
     Kendall's tau-b (:func:`~ir_rarity.stats.correlation.kendall_tau`, Kendall, Biometrika 1945) and tau_AP with
     the base measure as the reference ranking (:func:`~ir_rarity.stats.correlation.tau_ap`, Yilmaz, Aslam &
     Robertson, SIGIR 2008). S_d is counted at depth ``cutoff``. Every measure not in ``matrices`` is scored in
-    one :func:`~ir_rarity.scoring.evaluate_campaign` call.
+    one :func:`~ir_rarity.evaluation.evaluate_campaign` call.
 
     The base measures are computed by the same engine as the rarity measure at ``alpha=0``, which equals
     trec_eval's P@k and AP@k value for value (tested against pytrec_eval on TREC-COVID round 1). So at
@@ -165,7 +165,7 @@ def tau_alpha_curve(
 
     Args:
         pool: The campaign.
-        qrels: Qrels in any shape :func:`ir_rarity.scoring.evaluate_campaign` accepts.
+        qrels: Qrels in any shape :func:`ir_rarity.evaluation.evaluate_campaign` accepts.
         alphas: Rarity weights (>= 0) to evaluate.
         cutoff: The rank cutoff k of both measures (and the S_d depth).
         matrices: Per-query matrices already computed (``str(measure)`` -> runs x queries, as

@@ -5,7 +5,7 @@ vs. common system), Figure 2 (Kendall tau vs. alpha), Table 1 (discriminative po
 Table 3 (number of systems). It is made in three steps:
 
 * :func:`compute_report` runs the analyses and returns their tables as a :class:`MetaReport` (the score matrices
-  of every measure come from one :func:`~ir_rarity.scoring.evaluate_campaign` call);
+  of every measure come from one :func:`~ir_rarity.evaluation.evaluate_campaign` call);
 * :func:`save_report` writes that value as CSV files, PNG figures (:mod:`ir_rarity.meta.plots`) and
   ``report.md`` (:func:`report_markdown`);
 * :func:`write_report` is the two in a row.
@@ -186,7 +186,7 @@ def compute_report(
     """Run the analyses of a meta-evaluation report of P_rare and AP_rare on ``pool``.
 
     Every measure of the tau vs. alpha curve and of Tables 1 and 2 is scored in one
-    :func:`~ir_rarity.scoring.evaluate_campaign` call. Table 1 uses ``method="ttest_ind"``, the pooled-variance
+    :func:`~ir_rarity.evaluation.evaluate_campaign` call. Table 1 uses ``method="ttest_ind"``, the pooled-variance
     two-sample t-test, which gives exactly the p-values of the paper's per-pair two-group Tukey HSD
     (``method="paper"``; with two groups Tukey's q is ``sqrt(2)|t|``), vectorised. Table 2 is Buckley & Voorhees
     stability (SIGIR 2000) with half the topics per trial; Table 3 is Algorithm 1 of Türkmen, Lease & Kutlu (ECIR

@@ -55,13 +55,12 @@ from ir_rarity.engine.hashes import match_fingerprints
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates, RankedRuns
-from ir_rarity.errors import InputError, ParameterError, RarityWarning, warn
+from ir_rarity.errors import InputError, ParameterError, RarityWarning, deprecated, warn
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION
 from ir_rarity.pool.context import pop_pool, push_pool
 from ir_rarity.pool.sources import Origin, origin_of
-from ir_rarity.evaluation import evaluate_campaign, evaluation_frame
 
 if TYPE_CHECKING:
     from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
@@ -336,7 +335,7 @@ class CountTable:
     def evaluate(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike, *, by_query: bool = False,
                  joint: bool = False, duplicates: Duplicates = "error", ci: float | None = None,
                  progress: bool | None = None) -> pd.DataFrame:
-        """Evaluate runs against the table by the evaluation rule: :func:`ir_rarity.evaluate` with ``pool=self``.
+        """Deprecated: ``ir_rarity.evaluate(runs, qrels, measures, pool=table)`` returns the Evaluation.
 
         The arguments are those of :meth:`Pool.evaluate <ir_rarity.Pool.evaluate>`, in the same order; ``runs``
         is required, since a count table does not keep its runs.
@@ -345,12 +344,22 @@ class CountTable:
             One row per run (index ``run``), one column per measure (mean over the qrels' queries); or the long
             per-query values with ``by_query=True``.
         """
-        return evaluation_frame(self.evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates,
-                                                progress=progress), by_query=by_query, ci=ci)
+        deprecated("CountTable.evaluate", "ir_rarity.evaluate(runs, qrels, measures, pool=table).table()")
+        from ir_rarity.evaluation import evaluation_frame  # deprecated: the door above the pool
+
+        return evaluation_frame(self._evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates,
+                                                 progress=progress), by_query=by_query, ci=ci)
 
     def evaluation(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike, *, joint: bool = False,
                    duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
-        """The :class:`~ir_rarity.Evaluation` of ``runs`` against the table (see :meth:`evaluate`)."""
+        """Deprecated: ``ir_rarity.evaluate(runs, qrels, measures, pool=table)`` returns this Evaluation."""
+        deprecated("CountTable.evaluation", "ir_rarity.evaluate(runs, qrels, measures, pool=table)")
+        return self._evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
+
+    def _evaluation(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike, *, joint: bool = False,
+                    duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
+        from ir_rarity.evaluation import evaluate_campaign  # deprecated: the door above the pool
+
         if runs is None:
             raise ParameterError("a count table does not keep its runs: give the runs to evaluate against it")
         return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)

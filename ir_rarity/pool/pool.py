@@ -25,7 +25,7 @@ from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
-from ir_rarity.errors import InputError, ParameterError, did_you_mean
+from ir_rarity.errors import InputError, ParameterError, deprecated, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.pool.build import encode_runs, key_index, run_taker
 from ir_rarity.pool.context import pop_pool, push_pool
@@ -35,7 +35,6 @@ from ir_rarity.pool.retention import Retention
 from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_tables, origin_of, path_specs, run_files
 from ir_rarity.pool.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
-from ir_rarity.scoring import evaluate_campaign, evaluation_frame
 
 if TYPE_CHECKING:
     from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike
@@ -503,7 +502,11 @@ class Pool:
     def evaluate(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike | None = None, *,
                  by_query: bool = False, joint: bool = False, duplicates: Duplicates = "error",
                  ci: float | None = None, progress: bool | None = None) -> pd.DataFrame:
-        """Evaluate the pool's runs, or other runs against the pool: :func:`ir_rarity.evaluate` with ``pool=self``.
+        """Deprecated: ``ir_rarity.evaluate(pool, qrels, measures)`` (or ``ir_rarity.evaluate(runs, ..., pool=pool)``).
+
+        The front door returns the :class:`~ir_rarity.Evaluation` with the labels given (``.table()``,
+        ``.long()``, ``.matrix(...)``); this method returns its table (or long values), as before, with a
+        :class:`DeprecationWarning`.
 
         Rarity measures and trec_eval's standard measures (``P@10``, ``AP``, ``nDCG@10``..., see
         :mod:`ir_rarity.engine.standard`) are computed by the vectorized engine over all runs together; any
@@ -532,12 +535,18 @@ class Pool:
             matrices, use :func:`ir_rarity.evaluate`, which returns the :class:`~ir_rarity.Evaluation` itself.
 
         """
-        result = self.evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
+        deprecated("Pool.evaluate", "ir_rarity.evaluate(pool, qrels, measures).table()")
+        from ir_rarity.evaluation import evaluate_campaign, evaluation_frame  # deprecated: the door above the pool
+
+        result = evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
         return evaluation_frame(result, by_query=by_query, ci=ci)
 
     def evaluation(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike | None = None, *, joint: bool = False,
                    duplicates: Duplicates = "error", progress: bool | None = None) -> Evaluation:
-        """The :class:`~ir_rarity.Evaluation` behind :meth:`evaluate`: per-query values as matrices, and more."""
+        """Deprecated: ``ir_rarity.evaluate(pool, qrels, measures)`` returns this :class:`~ir_rarity.Evaluation`."""
+        deprecated("Pool.evaluation", "ir_rarity.evaluate(pool, qrels, measures)")
+        from ir_rarity.evaluation import evaluate_campaign  # deprecated: the door above the pool
+
         return evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
 
 

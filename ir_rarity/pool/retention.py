@@ -12,16 +12,21 @@ measures give the same values as on whole runs, with far less held in memory.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import ir_measures
 import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.codes import block_starts
+from ir_rarity.engine.compute import s_d_depth
+from ir_rarity.engine.judgments import Judgments
+from ir_rarity.engine.standard import covers
+from ir_rarity.measures.base import RarityMeasure, RarityWeightedMeasure
 
-__all__ = ["JudgedPairs", "Retention"]
+__all__ = ["JudgedPairs", "Retention", "required_depth", "required_rows"]
 
 
 class JudgedPairs:
@@ -130,3 +135,92 @@ class Retention:
                 kept |= single >= floor[block]
         return kept
 
+
+def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
+    """The deepest rank any of ``measures`` reads (cutoff or S_d depth), or None if one needs whole runs.
+
+    A measure without a cutoff (``AP``, ``Rprec``, ``AP_rare``...), one that removes unjudged documents before
+    cutting (``judged_only=True``, whose top k may lie deeper in the run) and one whose provider orders a run its
+    own way (:func:`_ranks_as_trec_eval`; ``Judged@k`` breaks score ties by docno ascending) need whole runs.
+    """
+    deepest = 0
+    for measure in measures:
+        if not _ranks_as_trec_eval(measure):
+            return None
+        params = measure.params
+        cutoff = params.get("cutoff")
+        if not isinstance(cutoff, int) or params.get("judged_only"):
+            return None
+        depth = params.get("depth")
+        deepest = max(deepest, cutoff, depth if isinstance(depth, int) else 0)
+    return deepest or None
+
+
+def required_rows(measures: Sequence[ir_measures.Measure], judgments: Judgments) -> Retention | None:
+    """What of each run ``measures`` read, for a campaign of runs read from files (None: whole runs).
+
+    Every measure the engine computes reads a run's rows within the depth S_d is counted at, some of its judged
+    rows, and maybe how many documents each ranking returned (see :class:`Retention`):
+
+    * rarity-weighted measures (``P_rare``, ``AP_rare``, ``nDCG_rare``, ``R_rare``): every row within their S_d
+      depth (S_d at whole runs needs whole runs), and the judged rows within their cutoff;
+    * ``U_novel@k``: the rows within k (without a cutoff, whole runs); ASL: the judged rows and the lengths;
+    * standard measures: the judged rows within their cutoff (at any rank without one, or with
+      ``judged_only``); ``NumRet`` and ``Judged`` the lengths; ``Judged@k`` also the rows tied with the k-th;
+    * anything ir_measures computes (pytrec_eval...): whole runs.
+
+    A finite judged depth is cut at (its rows are few): judged rows are looked up only when some measure reads
+    them at any rank.
+    """
+    depth, judged, returned, ties = 1, 0.0, False, set[int]()
+    for measure in measures:
+        reads = _reads(measure)
+        if reads is None:
+            return None
+        depth, judged = max(depth, reads.depth), max(judged, reads.judged_depth)
+        returned, ties = returned or reads.returned, ties | set(reads.ties)
+    if not math.isinf(judged):
+        depth, judged = max(depth, int(judged)), 0.0
+    return Retention(depth=depth, judged_depth=judged, ties=tuple(sorted(ties)), returned=returned,
+                     qrels=JudgedPairs(judgments.frame) if judged > depth else None)
+
+
+def _reads(measure: ir_measures.Measure) -> Retention | None:
+    """What of each run one measure reads (see :func:`required_rows`), or None for whole runs."""
+    params = measure.params
+    cutoff = params.get("cutoff")
+    cutoff = cutoff if isinstance(cutoff, int) else None
+    reach = math.inf if cutoff is None or params.get("judged_only") else float(cutoff)
+    name = getattr(measure, "NAME", None)
+    if isinstance(measure, RarityWeightedMeasure):
+        counted = s_d_depth(measure)
+        return None if counted is None else Retention(depth=counted, judged_depth=reach)
+    if isinstance(measure, RarityMeasure):
+        if name == "ASL":
+            return Retention(depth=1, judged_depth=math.inf, returned=True)
+        return None if cutoff is None else Retention(depth=cutoff)  # U_novel@k: the rows within k
+    if not covers(measure):
+        return None
+    if name == "NumRet" and params.get("rel") is None:
+        return Retention(depth=1, returned=True)
+    if name == "Judged":
+        if cutoff is None:
+            return Retention(depth=1, judged_depth=math.inf, returned=True)
+        return Retention(depth=1, ties=(cutoff,), returned=True)
+    return Retention(depth=1, judged_depth=reach)
+
+
+def _ranks_as_trec_eval(measure: ir_measures.Measure) -> bool:
+    """Whether the top k of ``measure`` are the top k in trec_eval order.
+
+    True for ir_rarity's measures, the standard measures the engine computes and those pytrec_eval computes; not
+    for ``Judged@k``, whose top k ir_measures' judged provider takes in its own order (ties by docno ascending).
+    """
+    if getattr(measure, "NAME", None) == "Judged":
+        return False
+    if isinstance(measure, RarityMeasure) or covers(measure):
+        return True
+    try:
+        return bool(ir_measures.pytrec_eval.supports(measure))
+    except (AssertionError, ValueError, TypeError):  # ir_measures asserts on parameters it does not know
+        return False

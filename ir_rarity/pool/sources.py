@@ -14,13 +14,16 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ir_rarity.errors import InputError
+from ir_rarity.engine.codes import ScorePrecision
+from ir_rarity.engine.runs import Duplicates
+from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_run_frame
 from ir_rarity.io.trec import read_trec_run, read_trec_run_table
+from ir_rarity.pool.build import top_k
 from ir_rarity.pool.paths import (  # listed and signed without a reader; re-exported here, where they were
     Origin,
     expand_run_paths,
@@ -32,8 +35,12 @@ from ir_rarity.pool.paths import (  # listed and signed without a reader; re-exp
 )
 from ir_rarity.progress import progress as bar
 
+if TYPE_CHECKING:
+    from ir_rarity.typing import RunsLike
+
 __all__ = ["MAX_RUNS_PER_FILE", "Origin", "expand_run_paths", "file_kind", "file_signature", "iter_named_runs",
-           "iter_run_files", "iter_run_tables", "origin_of", "path_specs", "run_files", "run_name_from_path"]
+           "iter_run_files", "iter_run_tables", "origin_of", "path_specs", "read_runs", "run_files",
+           "run_name_from_path"]
 
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 
@@ -154,3 +161,30 @@ def _files_read(files: Sequence[Path], read: Callable[[Path], Any], progress: bo
     enabled = False if progress is None and len(files) < 20 else progress  # a few files read in a blink
     yield from bar(zip(files, _read_ahead(list(files), read), strict=True), total=len(files),
                    desc="reading runs", unit="file", enabled=enabled)
+
+
+def read_runs(runs: RunsLike, *, depth: int | None = None, duplicates: Duplicates = "error",
+              split_by_tag: bool | None = None, progress: bool | None = None, scores: ScorePrecision = "float32"
+              ) -> dict[str, pd.DataFrame]:
+    """Runs to evaluate (a mapping of runs, run files, a folder, a glob or a list of them) as named frames.
+
+    Files are listed once and read once; each run read from a file is cut to its top ``depth`` documents per
+    query when a depth is given (what the measures read; in trec_eval order, scores compared as ``scores``),
+    so memory stays bounded by what is scored.
+
+    Raises:
+        InputError: unreadable input, or two runs with the same name.
+
+    """
+    from_files = not isinstance(runs, Mapping) and path_specs(runs) is not None
+    named = (iter_run_files(run_files(runs), split_by_tag=split_by_tag, progress=progress) if from_files
+             else iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress))
+    frames: dict[str, pd.DataFrame] = {}
+    for name, frame in named:
+        if name in frames:
+            raise InputError(f"two evaluated runs are named {name!r}; run names must be unique")
+        frames[name] = (top_k(frame, depth, name, duplicates, scores) if from_files and depth is not None
+                        else frame)
+    if not frames:
+        raise ParameterError("no runs to evaluate")
+    return frames

@@ -24,6 +24,7 @@ import pandas as pd
 from ir_measures import Measure
 
 from ir_rarity.errors import MemberNotice
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import parse_measure, parse_measures
@@ -62,7 +63,7 @@ def incomplete_judgments(pool: Pool, qrels: Any, measures: Any, judged_at: int =
     condensed = {str(m): judged_only(m) for m in measure_list}
     judged_measure = parse_measure(f"Judged@{int(judged_at)}")
     asked = [*measure_list, *(m for m in condensed.values() if m is not None), judged_measure]
-    base = pool.evaluate(frame, list(dict.fromkeys(asked))).loc[names]
+    base = evaluate_campaign(pool, frame, list(dict.fromkeys(asked))).table().loc[names]
     label = max([int(m["rel"]) if isinstance(m, RarityMeasure) else int(m.params.get("rel", 1) or 1)
                  for m in measure_list] + [1])
     judged_pairs = pd.MultiIndex.from_frame(frame[["query_id", "doc_id"]].astype(str))
@@ -77,7 +78,7 @@ def incomplete_judgments(pool: Pool, qrels: Any, measures: Any, judged_at: int =
             unjudged = run.loc[outside & judged_query, ["query_id", "doc_id"]]
             extra = unjudged.assign(relevance=label)
             augmented = pd.concat([frame, extra[frame.columns]], ignore_index=True) if len(extra) else frame
-            optimistic[name] = pool.evaluate(augmented, measure_list, runs={name: run}).iloc[0]
+            optimistic[name] = evaluate_campaign(pool, augmented, measure_list, {name: run}).table().iloc[0]
     rows = []
     for m in measure_list:
         key, cm = str(m), condensed[str(m)]

@@ -27,15 +27,16 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.campaign import leave_one_team_out
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.relabelled import Restrictor, pool_qrels, restricted_scores
 from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.evaluation import evaluate_campaign, evaluation_frame
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.progress import progress as progress_bar
-from ir_rarity.scoring import Judgments, evaluate_campaign, evaluation_frame
 from ir_rarity.stats import kendall_tau, tau_ap
 from ir_rarity.stats.ties import rank
 
@@ -181,10 +182,10 @@ def official_vs_all(pool: Pool, qrels: Any, measures: Any, official: Sequence[st
     official, others = check_official(pool, official)
     measure_list = parse_measures(measures)
     frame = as_qrels_frame(qrels)
-    everyone = pool.evaluate(frame, measure_list)
+    everyone = evaluate_campaign(pool, frame, measure_list).table()
     sub = pool.subset(official)
-    members = sub.evaluate(frame, measure_list)
-    newcomers = sub.evaluate(frame, measure_list, runs={n: pool.run(n) for n in others})
+    members = evaluate_campaign(sub, frame, measure_list).table()
+    newcomers = evaluate_campaign(sub, frame, measure_list, {n: pool.run(n) for n in others}).table()
     against = pd.concat([members, newcomers]).loc[pool.names]
     parts, summary = [], []
     for m in measure_list:

@@ -35,6 +35,7 @@ from ir_rarity.pooling.report import found_table
 from ir_rarity.pooling.reuse import reusability
 from ir_rarity.pooling.simulation import simulate
 from ir_rarity.progress import counter
+from ir_rarity.report.sections import SECTIONS
 from ir_rarity.stats.scores import in_natural_order, natural_order
 from ir_rarity.stats.ties import differences, rank
 
@@ -162,8 +163,6 @@ class ReportData:
             ValueError: ``section`` is no section's key (its note would be shown nowhere).
 
         """
-        from ir_rarity.report.sections import SECTIONS
-
         if section not in SECTIONS:
             raise ValueError(f"no report section {section!r}; sections: {', '.join(SECTIONS)}")
         self.notes.setdefault(section, []).append(text)

@@ -1,4 +1,4 @@
-"""How deep runs are read: one rule (``scoring.required_depth``) decides it, and judged_only measures read whole runs.
+"""How deep runs are read: one rule (``retention.required_depth``) decides it; judged_only measures read whole runs.
 
 A run cut at the cutoff before its unjudged documents are removed loses the judged documents that would have
 moved up into the top k: ``P(judged_only=True)@10`` must read the whole run, as pytrec_eval's ``-J`` does.
@@ -15,7 +15,7 @@ import pytest
 
 import ir_rarity
 from ir_rarity.cli import main
-from ir_rarity.scoring import required_depth
+from ir_rarity.pool.retention import required_depth
 
 MEASURES = ["P(judged_only=True)@10", "nDCG(judged_only=True)@10", "P_rare(alpha=0,judged_only=True)@10"]
 

@@ -12,9 +12,9 @@ from ir_rarity.compare import composition
 from ir_rarity.compare.uncertainty import ranks
 from ir_rarity.engine.weighted import WeightedCampaign, values_under
 from ir_rarity.errors import MemberNotice, ParameterError
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.measures.parse import parse_measures
 from ir_rarity.pool.teams import read_teams
-from ir_rarity.scoring import evaluate_campaign as evaluate
 
 MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "R_rare@100", "U_novel@100"]
 MEASURES_PARSED = parse_measures(MEASURES)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ir_rarity.compare.intervals import interval_columns
-from ir_rarity.scoring import evaluate_campaign as evaluate
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.stats import bootstrap_interval
 from ir_rarity.stats.scores import natural_order
 

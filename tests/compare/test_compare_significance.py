@@ -10,7 +10,7 @@ from statsmodels.stats.multitest import multipletests
 from ir_rarity.compare import compare_values, comparison_pairs
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.errors import ParameterError
-from ir_rarity.scoring import evaluate_campaign as evaluate
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.stats import correct, paired_pvalues
 
 RUNS = ["BBGhelani1", "BBGhelani2", "sab20.1.meta.docs", "run2", "BERT", "BITEM_BL", "crowd1"]

@@ -15,8 +15,8 @@ from ir_rarity import Pool, covid_round1
 from ir_rarity.compare import campaign_table, compare_values
 from ir_rarity.compare.table import letters
 from ir_rarity.errors import TeamNotice
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.pool.teams import read_teams
-from ir_rarity.scoring import evaluate_campaign as evaluate
 
 RUNS = ["BBGhelani1", "BBGhelani2", "sab20.1.meta.docs", "run2", "BERT", "BITEM_BL"]
 

@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 from ir_rarity import covid_round1
 from ir_rarity.compare import campaign_table, compare_values
-from ir_rarity.scoring import evaluate_campaign as evaluate
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.stats import natural_order
 
 RUNS = ["BBGhelani1", "sab20.1.meta.docs", "BERT"]

@@ -20,6 +20,7 @@ import ir_measures
 import numpy as np
 import pytest
 
+import ir_rarity
 from ir_rarity.engine.hashes import content_hashes
 from ir_rarity.engine.one_run import CountsCampaign, score_run
 from ir_rarity.engine.runs import rank_columns, rank_runs, string_hashes
@@ -86,12 +87,12 @@ def _by_query(campaign: Path, run: str, measures: list[ir_measures.Measure]) -> 
 
 
 def _warm_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ir_rarity.scoring
+    import ir_rarity.evaluation
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the ordinary path was taken")
 
-    monkeypatch.setattr(ir_rarity.scoring, "evaluate_campaign", refuse)
+    monkeypatch.setattr(ir_rarity.evaluation, "evaluate_campaign", refuse)
 
 
 RUN_FILES = [("runs", "a"), ("runs", "b"), ("runs", "c"), ("", "new"), ("", "ties"), ("", "unseen"), ("", "beyond")]
@@ -108,10 +109,10 @@ def test_warm_values_equal_the_ordinary_path_and_the_pool(campaign: Path, monkey
     clear_cache()  # counted again, not taken from this process's memory: into the disk cache
     _by_query(campaign, run, measures)
     clear_cache()
+    # the campaign's runs in memory, by the evaluation rule (the front door, before the ordinary path is refused)
+    table = ir_rarity.evaluate({"x": run}, campaign / "qrels", MEASURES, pool=Pool.from_runs(str(campaign / "runs")))
     _warm_only(monkeypatch)
     assert _by_query(campaign, run, measures) == ordinary
-    # and against the campaign's runs in memory, by the evaluation rule
-    table = Pool.from_runs(str(campaign / "runs")).evaluation(campaign / "qrels", MEASURES, {"x": run})
     for measure, label in zip(measures, MEASURES, strict=True):
         column = table.values[table.measures[MEASURES.index(label)]][0]
         for query_id, value in zip(table.query_ids, column, strict=True):

@@ -16,7 +16,7 @@ import pytest
 
 from ir_rarity import Pool
 from ir_rarity.engine.standard import covers
-from ir_rarity.scoring import evaluate_campaign as evaluate
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 
 GAINS = {0: 0, 1: 1, 2: 4}
 

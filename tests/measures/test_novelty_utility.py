@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from ir_rarity import ParameterError, Pool, U_novel
-from ir_rarity.scoring import evaluate_campaign
+from ir_rarity.evaluation import evaluate_campaign
 
 E = 0.001  # the default epsilon
 

@@ -8,8 +8,8 @@ import pytest
 
 from ir_rarity import Pool
 from ir_rarity.errors import ParameterError
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.meta import curves, per_query_matrix, stability, system_ranking, tau_alpha_curve
-from ir_rarity.scoring import evaluate_campaign
 
 
 def test_per_query_matrix_hand(hand_pool: Pool, hand_qrels: pd.DataFrame) -> None:

@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.engine.affine import is_affine
-from ir_rarity.measures.parse import parse_measure
-from ir_rarity.meta.robustness import system_count_robustness
 from ir_rarity.engine import overlaps
+from ir_rarity.engine.affine import is_affine
 from ir_rarity.engine.overlaps import MissTable
 from ir_rarity.engine.samples import SubsetScorer
-from ir_rarity.scoring import evaluate_campaign
+from ir_rarity.evaluation import evaluate_campaign
+from ir_rarity.measures.parse import parse_measure
+from ir_rarity.meta.robustness import system_count_robustness
 
 AFFINE = ["P_rare(alpha=1)@100", "P_rare(alpha=0.5,depth=50)@5", "P_rare(alpha=2,depth=3)@20",
           "P_rare(bounded=True,alpha=0.7)@10", "P_rare(gain='graded',alpha=1)@10", "P_rare(alpha_per_topic=True)@30",

@@ -14,6 +14,7 @@ from scipy import stats as sps
 from score_tables import random_scores
 
 from ir_rarity import Pool
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.meta import (
     MetaReport,
     compute_report,
@@ -29,7 +30,6 @@ from ir_rarity.meta import (
     write_report,
 )
 from ir_rarity.meta.report import report_markdown
-from ir_rarity.scoring import evaluate_campaign
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FILES = ["report.md", "tau_alpha.csv", "discriminative_power.csv", "stability.csv", "robustness.csv",

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.errors import InputError, ParameterError
-from ir_rarity.meta import synthetic_rank_curve, system_count_robustness
 from ir_rarity.engine.samples import SubsetScorer, newcomer_prefix_scores
-from ir_rarity.scoring import evaluate_campaign
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.evaluation import evaluate_campaign
+from ir_rarity.meta import synthetic_rank_curve, system_count_robustness
 
 # ------------------------------------------------------------------ Pool.subset
 

@@ -9,7 +9,7 @@ import scipy.stats as sps
 from statsmodels.stats.multicomp import pairwise_tukeyhsd
 
 from ir_rarity import Pool
-from ir_rarity.scoring import evaluate_campaign
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.stats import paper_hsd, studentized_range_sf, tukey_hsd_pvalues
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ir_rarity.scoring import evaluate_campaign as evaluate
+from ir_rarity.evaluation import evaluate_campaign as evaluate
 from ir_rarity.stats import bootstrap_interval, t_interval
 
 

@@ -23,7 +23,7 @@ import ir_rarity
 from ir_rarity.io.trec import read_trec_run
 
 dask = pytest.importorskip("dask")
-from ir_rarity.pool.dask import evaluate_with_dask, read_runs_dask  # noqa: E402
+from ir_rarity.integrations.dask import evaluate_with_dask, read_runs_dask  # noqa: E402
 
 MEASURES = ["P_rare(alpha=0)@10", "P_rare(alpha=0.5)@5", "AP", "AP_rare", "nDCG_rare@10", "P@2", "NumRet"]
 QRELS = HAND_QRELS + 'q1 0 "x 1\nq1 0 y" 1\nq1 0 NA 1\nq2 0 null 1\n'

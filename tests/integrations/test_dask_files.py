@@ -14,7 +14,7 @@ from ir_rarity import Pool
 from ir_rarity.pool.sources import iter_named_runs
 
 distributed = pytest.importorskip("distributed")
-from ir_rarity.pool.dask import _batches, evaluate_with_dask  # noqa: E402
+from ir_rarity.integrations.dask import _batches, evaluate_with_dask  # noqa: E402
 
 CUT = ["P_rare(alpha=0.5)@5", "AP_rare@10", "nDCG_rare@10", "P@5", "nDCG@10"]  # runs cut at rank 10
 

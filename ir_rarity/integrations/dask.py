@@ -11,7 +11,7 @@ each partition holds every row of a range of queries (on a distributed cluster D
 stages the rows on disk), evaluates each partition with ir_rarity's engine (a
 :class:`~ir_rarity.pool.pool.Pool` of all runs restricted to those queries, S the number of runs of the whole
 campaign, S_d counted within the partition) and concatenates the per-query values. The means are then taken
-as :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>` takes them (same query order, same sums), so the
+as :func:`ir_rarity.evaluate` takes them (same query order, same sums), so the
 table equals the one computed in memory.
 
 What a worker holds at a time is one input block, the shuffle's buffers and one partition of queries, not the
@@ -35,14 +35,15 @@ import pandas as pd
 
 from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.io.trec import read_trec_run, read_trec_run_block, read_trec_run_table
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build import top_k
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.retention import required_depth
 from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
-from ir_rarity.scoring import required_depth
 
 __all__ = ["evaluate_with_dask", "read_runs_dask"]
 
@@ -184,7 +185,7 @@ def _evaluate_part(part: pd.DataFrame, names: list[str], queries: pd.Index, qrel
     local = queries[np.unique(codes)]
     pool = Pool.from_runs(frames)
     del frames, rows
-    return pool.evaluate(qrels[qrels["query_id"].isin(local)], measures, by_query=True, progress=False)
+    return evaluate_campaign(pool, qrels[qrels["query_id"].isin(local)], measures, progress=False).long()
 
 
 def _encoded_meta() -> pd.DataFrame:
@@ -221,7 +222,7 @@ def evaluate_with_dask(
 
     Args:
         runs: Run files, folders or globs; a ``dask.dataframe`` from :func:`read_runs_dask` also works.
-        qrels: Qrels in any shape :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>` accepts.
+        qrels: Qrels in any shape :func:`ir_rarity.evaluate` accepts.
         measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones.
         name_by: How runs are named (see :func:`read_runs_dask`).
         npartitions: Partitions of queries (default: one per judged query, at most one per run file or input
@@ -234,7 +235,7 @@ def evaluate_with_dask(
             :func:`read_runs_dask` reads them, in blocks.
 
     Returns:
-        As :meth:`Pool.evaluate <ir_rarity.pool.pool.Pool.evaluate>`: one row per run (index ``run``, sorted by
+        As :func:`ir_rarity.evaluate`: one row per run (index ``run``, sorted by
         name) and one column per measure, or the long per-query table.
 
     Raises:
@@ -353,5 +354,5 @@ def _empty_values(names: list[str], queries: pd.Index, qrels: pd.DataFrame, meas
     anchor = pd.DataFrame({"query_id": [str(queries[0])], "doc_id": ["\x00ir_rarity-empty"], "score": [0.0]})
     frames = {n: anchor.iloc[:0] for n in names}
     frames["\x00ir_rarity-anchor"] = anchor  # a pool needs one row; this run's values are dropped
-    long = Pool.from_runs(frames).evaluate(judged, measures, by_query=True, progress=False)
+    long = evaluate_campaign(Pool.from_runs(frames), judged, measures, progress=False).long()
     return long[long["run"].isin(names)]

@@ -14,7 +14,7 @@ from ir_rarity import Pool
 from ir_rarity.pool.sources import iter_named_runs
 
 distributed = pytest.importorskip("distributed")
-from ir_rarity.pool.dask import evaluate_with_dask  # noqa: E402
+from ir_rarity.integrations.dask import evaluate_with_dask  # noqa: E402
 
 MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "nDCG_rare@10", "R_rare@50", "ASL@g1-10", "P@10", "AP",
             "nDCG@10", "Bpref", "SetP"]

@@ -5,7 +5,7 @@
 * :mod:`~ir_rarity.compare.intervals`: interval columns of each run's mean (intervals from :mod:`ir_rarity.stats`);
 * :mod:`~ir_rarity.compare.uncertainty`: how a rarity or novelty score and rank move with the other participants;
 * :mod:`~ir_rarity.compare.table`: the table, rendered by :func:`ir_rarity.tables.render`;
-* :mod:`~ir_rarity.compare.plots`: the composition plot; :mod:`~ir_rarity.compare.cli`: the ``eval`` options.
+* :mod:`~ir_rarity.compare.plots`: the composition plot; the ``eval`` options are :mod:`ir_rarity.cli.compare`.
 """
 
 from typing import TYPE_CHECKING

@@ -21,11 +21,11 @@ import pandas as pd
 from ir_rarity.checks import check_draws
 from ir_rarity.engine.aggregate import exact_means
 from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
+from ir_rarity.engine.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.pool.pool import Pool
-from ir_rarity.engine.samples import SubsetScorer, newcomer_prefix_scores
 from ir_rarity.progress import counter
 from ir_rarity.stats.ties import snap
 

@@ -9,7 +9,7 @@ and its bias; Zobel, SIGIR 1998):
 - :mod:`~ir_rarity.pooling.reuse`: rank correlations and leave-one-team-out per simulated pool; S_d from
   official runs only;
 - :mod:`~ir_rarity.pooling.incomplete`: judged-only values, Judged@k and per-run readings of unjudged documents;
-- :mod:`~ir_rarity.pooling.report`: tables, curves, markdown; :mod:`~ir_rarity.pooling.command`: ``ir-rarity
+- :mod:`~ir_rarity.pooling.report`: tables, curves, markdown; :mod:`~ir_rarity.cli.pooling`: ``ir-rarity
   pooling``.
 """
 

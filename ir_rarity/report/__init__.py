@@ -5,7 +5,7 @@
 * :mod:`~ir_rarity.report.sections`: the one registry of sections (key, title, lead, body);
 * :mod:`~ir_rarity.report.charts`: the Plotly charts; :mod:`~ir_rarity.report.render`: the HTML page, from the
   autoescaping templates of ``templates/`` (:mod:`~ir_rarity.report.markup`);
-* :mod:`~ir_rarity.report.build`: :func:`report` and :class:`Report`; :mod:`~ir_rarity.report.cli`:
+* :mod:`~ir_rarity.report.build`: :func:`report` and :class:`Report`; :mod:`~ir_rarity.cli.report`:
   ``ir-rarity report``.
 
 ``ir_rarity.report`` is this package and is callable: ``ir_rarity.report(runs, qrels, ...)`` is

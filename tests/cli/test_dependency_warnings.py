@@ -15,7 +15,7 @@ CODE = """
 import sys, warnings
 import ir_rarity.evaluation as evaluation
 from ir_rarity.errors import DegeneratePoolWarning
-from ir_rarity import cli
+from ir_rarity.cli import commands as cli
 
 real = evaluation.evaluate
 

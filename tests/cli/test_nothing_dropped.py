@@ -61,7 +61,7 @@ def test_every_command_taking_m_accumulates(tmp_path: Path) -> None:
         args = parser.parse_args([*command, "-m", "P@10", "-m", "AP", "nDCG@10"])
         assert args.measures == ["P@10", "AP", "nDCG@10"], command
     assert parser.parse_args(["eval", "Q", "R", "-m", "AP", "--pool", "a", "--pool", "b"]).pool == ["a", "b"]
-    from ir_rarity.pooling.command import DEFAULT_MEASURES
+    from ir_rarity.cli.pooling import DEFAULT_MEASURES
 
     default = parser.parse_args(["pooling", "Q", "R", "--out", str(tmp_path / "p")])
     assert default.measures is None and DEFAULT_MEASURES == ["P@10", "AP", "P_rare(alpha=0.5)@10",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ir_rarity import cli
+from ir_rarity.cli import commands as cli
 from ir_rarity.errors import InputError
 from ir_rarity.io.guard import MANIFEST, OutputFolder
 

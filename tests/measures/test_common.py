@@ -94,7 +94,7 @@ def test_registry_is_the_package_exports_and_ir_measures_registry() -> None:
 @pytest.mark.parametrize("family", FAMILIES, ids=IDS)
 def test_traits_are_declared_on_the_measure(family: ir_measures.Measure) -> None:
     # The paper's counterparts (alpha=0 gives them) are what BASE_MEASURE declares; U_novel is read against P.
-    assert family.BASE_MEASURE == {**STANDARD, "U_novel": "P", "ASL": None}[str(family.NAME)]
+    assert {**STANDARD, "U_novel": "P", "ASL": None}[str(family.NAME)] == family.BASE_MEASURE
     if family.AFFINE_IN_SD:  # affine families must have alpha, linear weighting, and batch samples
         assert {"alpha", "weighting"} <= set(family.SUPPORTED_PARAMS) and family.BATCHES_SAMPLES
     if family.ALPHA_CURVE:

@@ -10,12 +10,12 @@ import pytest
 
 from ir_rarity import Pool
 from ir_rarity.datasets import covid_round1
+from ir_rarity.engine import samples
 from ir_rarity.engine.aggregate import exact_means
+from ir_rarity.engine.samples import BATCHED_FAMILIES, SubsetScorer
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import parse_measure
 from ir_rarity.meta.robustness import kendall_tau_b_rows, robustness_tables, system_count_robustness
-from ir_rarity.engine import samples
-from ir_rarity.engine.samples import BATCHED_FAMILIES, SubsetScorer
 from ir_rarity.stats import kendall_tau_b
 
 MEASURES = ["P_rare(alpha=1)@100", "AP_rare(alpha=1)@100", "AP_rare(alpha=0.5,depth=10)@50", "AP_rare(alpha=1)",

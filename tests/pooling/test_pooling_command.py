@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import assert_cli_error, run_cli
 
-from ir_rarity import cli
+from ir_rarity.cli import commands as cli
 from ir_rarity.pooling import simulation
 
 

@@ -7,7 +7,7 @@ Sub-commands::
     ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
     ir-rarity meta QRELS RUNS... --out DIR
     ir-rarity demo
-    ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...]  (see ir_rarity.pooling.command)
+    ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...]  (see ir_rarity.cli.pooling)
 
 Bad input (a missing file, a malformed line, an unknown measure) ends with one line
 ``ir-rarity: error: <message>`` on stderr and exit status 2. Notices (a run recognised as a campaign member)
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
+from ir_rarity.cli.pooling import add_parser as add_pooling_parser
 from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning, did_you_mean
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
@@ -36,7 +37,6 @@ from ir_rarity.io.files import write_atomic
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.base import RarityMeasure
 from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
-from ir_rarity.pooling.command import add_parser as add_pooling_parser
 from ir_rarity.progress import progress_disabled
 from ir_rarity.tables import FORMATS, render
 
@@ -215,7 +215,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from ir_rarity.io.datasets import expand_official
 
     measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
-    from ir_rarity.compare.cli import eval_table, wants_table
+    from ir_rarity.cli.compare import eval_table, wants_table
 
     wants_table(args)  # refuses options that need another one
     with _notices():
@@ -464,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write here instead of stdout (-: stdout): a regular file is replaced atomically; a FIFO, a "
                         "device or /dev/stdout is written in place, as a stream")
     _add_pool_options(p)
-    from ir_rarity.compare.cli import add_eval_options
+    from ir_rarity.cli.compare import add_eval_options
 
     add_eval_options(p)
     p.set_defaults(func=_cmd_eval)
@@ -496,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
     _add_absolute_paths_option(add_pooling_parser(sub))
-    from ir_rarity.report.cli import add_report_command
+    from ir_rarity.cli.report import add_report_command
 
     add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)
     return parser

@@ -59,7 +59,7 @@ R1_MEASURES = ["P_rare@100", "AP_rare@100", "ASL", "ASL@g1-10", "U_novel@100"]
 FIRST_CALL = """
 import sys, time
 from ir_rarity import Pool, read_trec_qrels
-from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.build.sources import iter_named_runs
 runs = dict(iter_named_runs(sys.argv[1], progress=False))
 qrels = read_trec_qrels(sys.argv[2])
 measures = sys.argv[3].split(",")
@@ -113,7 +113,7 @@ def campaign_rows(table: Table, label: str, runs_glob: str, qrels_path: str, ski
     import ir_rarity
     from ir_rarity import Pool
     from ir_rarity.meta import discriminative_power, per_query_matrix
-    from ir_rarity.pool.sources import iter_named_runs
+    from ir_rarity.pool.build.sources import iter_named_runs
 
     qrels = ir_rarity.read_trec_qrels(qrels_path)
     runs = dict(iter_named_runs(runs_glob, progress=False))
@@ -200,7 +200,7 @@ def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) 
 
     from ir_rarity import Pool
     from ir_rarity.integrations.dask import evaluate_with_dask
-    from ir_rarity.pool.sources import iter_named_runs
+    from ir_rarity.pool.build.sources import iter_named_runs
 
     measures = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]
     expected = Pool.from_runs(runs_glob).evaluate(qrels, measures).sort_index()

@@ -37,7 +37,7 @@ def main() -> None:
     import ir_rarity
     from ir_rarity import Pool
     from ir_rarity.integrations.dask import evaluate_with_dask
-    from ir_rarity.pool.sources import iter_named_runs
+    from ir_rarity.pool.build.sources import iter_named_runs
 
     runs_glob = os.path.join(args.campaign, "runs", "*")
     qrels = ir_rarity.read_trec_qrels(os.path.join(args.campaign, "qrels.txt"))

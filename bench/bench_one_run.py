@@ -4,7 +4,7 @@ Times, side by side (alternating, median of ``--repeat``), in fresh processes:
 
 * ``ir_measures QRELS RUN P@100`` (the standard measure), and
 * ``ir_measures QRELS RUN "P_rare(alpha=0.5,pool='RUNS')@100 P@100"`` repeated, with the disk cache of
-  :mod:`ir_rarity.pool.cache` warm (a temporary cache folder, filled by one call first),
+  :mod:`ir_rarity.pool.store.cache` warm (a temporary cache folder, filled by one call first),
 
 and prints the ratio of the medians against its target (1.5). ``--cache off`` times the uncached call instead
 (every call counts the campaign again). Values of both rarity calls are checked equal, and the first call must

@@ -60,7 +60,7 @@ def parse_only(files: list[str]) -> int:
 
 def ours_read(files: list[str]) -> int:
     """Every file read as the command line reads a campaign's runs."""
-    from ir_rarity.pool.sources import iter_named_runs
+    from ir_rarity.pool.build.sources import iter_named_runs
 
     return sum(len(frame) for _, frame in iter_named_runs(files, progress=False))
 

@@ -31,7 +31,7 @@ import pandas as pd
 import ir_rarity
 from ir_rarity import Pool
 from ir_rarity.meta import discriminative_power, per_query_matrix, stability
-from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.build.sources import iter_named_runs
 
 warnings.simplefilter("ignore", ir_rarity.MemberNotice)  # R3 evaluates campaign runs: each is its member
 

@@ -24,7 +24,7 @@ def main() -> None:
     start = time.perf_counter()
     import ir_rarity
     from ir_rarity import Pool
-    from ir_rarity.pool.sources import iter_named_runs
+    from ir_rarity.pool.build.sources import iter_named_runs
 
     imported = time.perf_counter() - start
     qrels = ir_rarity.read_trec_qrels(args[1] if len(args) > 1 else str(ir_rarity.covid_round1.qrels))

@@ -23,9 +23,9 @@ from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.datasets import expand_official
 from ir_rarity.measures.parse import measure_labels
+from ir_rarity.pool.build.retention import required_depth, required_rows
+from ir_rarity.pool.build.sources import Origin, file_kind, origin_of, path_specs, read_runs, run_files
 from ir_rarity.pool.resolve import resolve_campaign
-from ir_rarity.pool.retention import required_depth, required_rows
-from ir_rarity.pool.sources import Origin, file_kind, origin_of, path_specs, read_runs, run_files
 from ir_rarity.pool.teams import read_teams
 
 if TYPE_CHECKING:

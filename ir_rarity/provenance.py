@@ -3,7 +3,7 @@
 Every output of ir_rarity (tables in any format, the HTML report, the meta-evaluation and pooling folders) carries
 a :class:`Provenance`: the versions of ir_rarity, ir_measures, pyterrier, numpy, pandas and Python; the command
 line (or the Python call), as a shell takes it back; each input file's name as the user gave it, size and SHA-256
-(the files the readers read: a folder's non-hidden files, as :func:`ir_rarity.pool.paths.expand_run_paths` lists
+(the files the readers read: a folder's non-hidden files, as :func:`ir_rarity.pool.build.paths.expand_run_paths` lists
 them; the resolved absolute path only when asked, ``absolute_paths=True``); the pool it was computed against (S,
 what S counts, depths, runs); and the time it was made (UTC, ISO 8601). Tables carry it in a comment encoded for
 their format by :mod:`ir_rarity.formats`, so no file name or command can add a row or become markup.
@@ -33,7 +33,7 @@ from typing import Any
 from ir_rarity.errors import InputError
 from ir_rarity.formats import comment, fact_lines, json_for_script, json_text
 from ir_rarity.io.files import write_text
-from ir_rarity.pool.paths import expand_run_paths
+from ir_rarity.pool.build.paths import expand_run_paths
 
 __all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs",
            "json_for_script", "stamp", "write_folder"]
@@ -62,7 +62,7 @@ class InputFile:
 def file_record(spec: str | os.PathLike[str], *, absolute_paths: bool = False) -> list[InputFile]:
     """The inputs ``spec`` names, as the readers read them: a file, a folder's or a glob's files, or a name.
 
-    The files are listed by :func:`ir_rarity.pool.paths.expand_run_paths`, the one listing every reader uses (a
+    The files are listed by :func:`ir_rarity.pool.build.paths.expand_run_paths`, the one listing every reader uses (a
     folder's non-hidden regular files, sorted), and named by the path the user gave (``runs/a.run`` for the
     folder ``runs``). A name that is no file (an ir_datasets id, standard input ``-``) is recorded by name only.
     A file is read in 1 MiB chunks to hash it, so memory stays flat whatever its size.

@@ -1,6 +1,6 @@
 """The shapes of input the public API accepts, named once (for signatures and the type checker).
 
-Each alias says what a parameter may be; the readers in :mod:`ir_rarity.io` and :mod:`ir_rarity.pool.sources` turn
+Each alias says what a parameter may be; the readers in :mod:`ir_rarity.io` and :mod:`ir_rarity.pool.build.sources` turn
 every shape into the canonical frames, and refuse anything else with a one-line error.
 """
 

@@ -1,7 +1,7 @@
 """One run scored against a campaign known by its counts alone, with numpy alone: the rule's one-run code path.
 
 The stock command ``ir_measures QRELS RUN "P_rare(pool='runs/*.gz')@100"`` starts a new process per call. Once the
-campaign's count table is in the disk cache (:mod:`ir_rarity.pool.cachefile`), scoring one run against it needs
+campaign's count table is in the disk cache (:mod:`ir_rarity.pool.store.cachefile`), scoring one run against it needs
 little: the table's arrays as a :class:`CountsCampaign` (the engine's
 :class:`~ir_rarity.engine.contract.Campaign`), the qrels and the run as numpy columns, and the engine. This module
 puts them together without importing pandas, pyarrow or scipy (what plain ``ir_measures ... P@100`` does not import
@@ -43,7 +43,7 @@ class CountsCampaign:
     """A count table's arrays as the engine's :class:`~ir_rarity.engine.contract.Campaign`, numpy alone.
 
     What :class:`~ir_rarity.CountTable` is for a table read with pandas, for the arrays the disk cache keeps
-    (:class:`~ir_rarity.pool.cachefile.CachedCounts`): S_d at the depth counted, and members recognised by their
+    (:class:`~ir_rarity.pool.store.cachefile.CachedCounts`): S_d at the depth counted, and members recognised by their
     fingerprints. Its vocabularies are sorted numpy unicode arrays, which the numpy paths of the engine's encoding
     (:func:`~ir_rarity.engine.codes.encode`) take in place of a ``pd.Index``.
 

@@ -40,10 +40,10 @@ from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.io.trec import read_trec_run, read_trec_run_block, read_trec_run_table
 from ir_rarity.measures.parse import measure_labels
-from ir_rarity.pool.build import top_k
+from ir_rarity.pool.build.retention import required_depth
+from ir_rarity.pool.build.runs import top_k
+from ir_rarity.pool.build.sources import expand_run_paths, run_name_from_path
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.retention import required_depth
-from ir_rarity.pool.sources import expand_run_paths, run_name_from_path
 
 __all__ = ["evaluate_with_dask", "read_runs_dask"]
 
@@ -61,7 +61,7 @@ def read_runs_dask(runs: str | os.PathLike[str] | Sequence[str | os.PathLike[str
     (:func:`~ir_rarity.io.trec.read_trec_run_block`, errors naming the line in the file).
 
     Args:
-        runs: Run files, folders or globs (as :func:`~ir_rarity.pool.sources.expand_run_paths` reads them).
+        runs: Run files, folders or globs (as :func:`~ir_rarity.pool.build.sources.expand_run_paths` reads them).
         name_by: ``"file"``: each file is one run named by the file; ``"tag"``: runs named by the tag column.
         blocksize: Bytes of a plain file read by one task, so one task never holds a whole large file; compressed
             files are read whole. ``None``: one file a partition.
@@ -339,7 +339,7 @@ def _run_files(runs: Any) -> list[Path]:
 
 
 def _file_names(files: list[Path]) -> list[str]:
-    """Run names of files named by file (the naming rule of :mod:`~ir_rarity.pool.sources`), each once."""
+    """Run names of files named by file (the naming rule of :mod:`~ir_rarity.pool.build.sources`), each once."""
     names = [run_name_from_path(p) for p in files]
     if len(set(names)) < len(names):
         twice = next(n for n in names if names.count(n) > 1)

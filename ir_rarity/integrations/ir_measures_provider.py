@@ -7,7 +7,7 @@ evaluated; with none active (e.g. the stock ``ir_measures`` command), the measur
 (``P_rare(pool='runs/*.gz')@100``) or else the ``IR_RARITY_POOL`` environment variable names it (run files, a
 folder, a glob, a saved ``.npz`` pool or a ``.parquet`` count table: :func:`ir_rarity.pool.resolve.resolve_campaign`),
 resolved once per process and path; the S_d the rarity-weighted measures need is counted once per machine and kept
-in a disk cache (:mod:`ir_rarity.pool.cache`). Each run is scored through the one door
+in a disk cache (:mod:`ir_rarity.pool.store.cache`). Each run is scored through the one door
 (:func:`ir_rarity.evaluation.evaluate_campaign`): as the member it equals, or as if it alone had joined. The qrels are
 read once per evaluator and encoded once per campaign.
 
@@ -48,7 +48,7 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
     else the ``IR_RARITY_POOL`` environment variable (named pools are resolved by
     :func:`~ir_rarity.pool.resolve.resolve_campaign`, once per process and path). For a measure that needs S_d
     alone (:func:`~ir_rarity.pool.resolve.counts_depth`), a named campaign is its count table at the measure's
-    depth, counted once and then read from the disk cache (:mod:`ir_rarity.pool.cache`): the same values,
+    depth, counted once and then read from the disk cache (:mod:`ir_rarity.pool.store.cache`): the same values,
     without reading the campaign's runs on every call.
 
     Raises:

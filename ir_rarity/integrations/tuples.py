@@ -2,12 +2,12 @@
 
 ``ir_measures QRELS RUN "P_rare(pool='runs/*.gz')@100"`` reads the qrels and the run as lists of ``Qrel`` and
 ``ScoredDoc`` tuples. This module reads them as numpy columns, finds the count table of the campaign the measure
-names in the disk cache (:mod:`ir_rarity.pool.cachefile`: the files' signatures are the key, so their bytes are not
-read again), and hands both to the engine's one-run path (:func:`ir_rarity.engine.one_run.score_run`), which scores
-the run by the evaluation rule with numpy alone. Anything it does not take -- no cached table yet (the first call,
-which counts and says so), an active pool, a saved pool or count table, a measure that needs more than S_d, qrels
-or a run not as ir_measures reads them from files, a duplicate document, a NaN score, a single-system campaign --
-returns None, and the provider takes the ordinary path (:func:`ir_rarity.evaluation.evaluate_campaign`), with its
+names in the disk cache (:mod:`ir_rarity.pool.store.cachefile`: the files' signatures are the key, so their bytes
+are not read again), and hands both to the engine's one-run path (:func:`ir_rarity.engine.one_run.score_run`), which
+scores the run by the evaluation rule with numpy alone. Anything it does not take -- no cached table yet (the first
+call, which counts and says so), an active pool, a saved pool or count table, a measure that needs more than S_d,
+qrels or a run not as ir_measures reads them from files, a duplicate document, a NaN score, a single-system campaign
+-- returns None, and the provider takes the ordinary path (:func:`ir_rarity.evaluation.evaluate_campaign`), with its
 values, warnings and errors. Values are the same either way (tests compare them).
 """
 
@@ -24,9 +24,9 @@ from ir_rarity.engine.compute import s_d_depth
 from ir_rarity.engine.one_run import CountsCampaign, score_run
 from ir_rarity.errors import InputError
 from ir_rarity.measures.base import RarityWeightedMeasure
-from ir_rarity.pool.cachefile import cache_dir, cache_key, cache_path, read_cached, touch
+from ir_rarity.pool.build.paths import origin_of, run_files
 from ir_rarity.pool.context import POOL_ENV, active_pool
-from ir_rarity.pool.paths import origin_of, run_files
+from ir_rarity.pool.store.cachefile import cache_dir, cache_key, cache_path, read_cached, touch
 
 if TYPE_CHECKING:
     import ir_measures

@@ -42,7 +42,7 @@ __all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run", "read_trec_run_
 
 THREADED_BYTES = 32 << 20
 """Text from which pyarrow parses one file on its own threads too. A campaign's files (a few MB each) are read
-two at a time (:mod:`ir_rarity.pool.sources`): parsing each on pyarrow's threads as well oversubscribed the
+two at a time (:mod:`ir_rarity.pool.build.sources`): parsing each on pyarrow's threads as well oversubscribed the
 cores, and its threads' memory pools held tens of MB more (round 1's eval 1.6 -> 1.5 s, a 6 M-row campaign's
 peak 300 -> 268 MB)."""
 

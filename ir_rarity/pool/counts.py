@@ -59,8 +59,8 @@ from ir_rarity.errors import InputError, ParameterError, RarityWarning, deprecat
 from ir_rarity.io.files import write_with
 from ir_rarity.io.frames import as_id_strings, as_qrels_frame
 from ir_rarity.io.raw import EXPANSION_ALLOWANCE, MAX_EXPANSION
+from ir_rarity.pool.build.sources import Origin, origin_of
 from ir_rarity.pool.context import pop_pool, push_pool
-from ir_rarity.pool.sources import Origin, origin_of
 
 if TYPE_CHECKING:
     from ir_rarity.typing import MeasuresLike, QrelsLike, RunsLike

@@ -27,13 +27,13 @@ from ir_rarity.engine.rows import Rows, Selection
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError, ParameterError, deprecated, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
-from ir_rarity.pool.build import encode_runs, key_index, run_taker
+from ir_rarity.pool.build.encoded import EncodedRuns
+from ir_rarity.pool.build.retention import Retention
+from ir_rarity.pool.build.runs import encode_runs, key_index, run_taker
+from ir_rarity.pool.build.sources import Origin, iter_named_runs, iter_run_tables, origin_of, path_specs, run_files
 from ir_rarity.pool.context import pop_pool, push_pool
-from ir_rarity.pool.encoded import EncodedRuns
 from ir_rarity.pool.labelled import LabelledRows
-from ir_rarity.pool.retention import Retention
-from ir_rarity.pool.sources import Origin, iter_named_runs, iter_run_tables, origin_of, path_specs, run_files
-from ir_rarity.pool.storage import load_runs, save_runs
+from ir_rarity.pool.store.storage import load_runs, save_runs
 from ir_rarity.pool.teams import read_teams
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class Pool:
             scores: How scores are compared when rankings are ordered: ``"float32"`` (default) as pytrec_eval and
                 ir_measures (trec_eval 9), ``"float64"`` as trec_eval 10.0 (see
                 :data:`~ir_rarity.engine.codes.ScorePrecision`). Runs evaluated against the pool are ordered alike.
-            retention: Keep only the rows some measures read (:class:`~ir_rarity.pool.retention.Retention`: the
+            retention: Keep only the rows some measures read (:class:`~ir_rarity.pool.build.retention.Retention`: the
                 rows within a depth, the judged rows, each ranking's length), each with its rank in the whole run:
                 those measures give their whole-run values. S_d, fingerprints and reading probabilities are then
                 available down to ``retention.depth`` only, and such a pool cannot be saved. Instead of
@@ -254,7 +254,7 @@ class Pool:
     def save(self, path: Any) -> None:
         """Write the pool to ``path`` atomically: an ``.npz`` of plain arrays with a checksum, no pickle.
 
-        See :mod:`ir_rarity.pool.storage`.
+        See :mod:`ir_rarity.pool.store.storage`.
 
         Raises:
             ParameterError: the pool keeps only the rows some measures read (built with ``retention``).

@@ -8,15 +8,15 @@ the ``IR_RARITY_POOL`` environment variable and ``ir_rarity.Experiment(pool=...)
 * a dict of runs (``name -> run``);
 * run files, folders, globs, multi-run files, or a list of them (read as :meth:`Pool.from_runs` reads them);
 * a saved pool (the ``.npz`` of :meth:`Pool.save`), recognised by its content (a zip archive); asked for counts
-  only, the counts it stores (:func:`~ir_rarity.pool.storage.load_counts`) are read without its rows;
+  only, the counts it stores (:func:`~ir_rarity.pool.store.storage.load_counts`) are read without its rows;
 * a count table (the ``.parquet`` of :meth:`CountTable.to_parquet` and ``ir-rarity pool --out``), recognised by
   its content (parquet's ``PAR1`` magic bytes).
 
 Files are listed once, here, and the list is handed to the reader. They are resolved once per process: a second
-request for the same files, unchanged (:func:`~ir_rarity.pool.sources.file_signature`), returns the same
+request for the same files, unchanged (:func:`~ir_rarity.pool.build.sources.file_signature`), returns the same
 campaign. Asked for counts only (``counts=True``, as the ir_measures provider asks for measures that need S_d
 alone), run files and saved pools are counted once per machine: the :class:`CountTable` at the depth asked is
-kept in the disk cache of :mod:`ir_rarity.pool.cache` and read from there by later processes. Each campaign read
+kept in the disk cache of :mod:`ir_rarity.pool.store.cache` and read from there by later processes. Each campaign read
 from files records where it came from (its ``origin``), which is how a measure's
 own ``pool=`` is checked against the campaign it is evaluated against.
 """
@@ -34,12 +34,12 @@ from ir_rarity.engine.contract import Campaign
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.measures.base import RarityWeightedMeasure
-from ir_rarity.pool.cache import cached_counts
+from ir_rarity.pool.build.retention import Retention
+from ir_rarity.pool.build.sources import file_kind, file_signature, origin_of, path_specs, run_files
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.retention import Retention
-from ir_rarity.pool.sources import file_kind, file_signature, origin_of, path_specs, run_files
-from ir_rarity.pool.storage import load_counts
+from ir_rarity.pool.store.cache import cached_counts
+from ir_rarity.pool.store.storage import load_counts
 
 __all__ = ["clear_cache", "counts_depth", "resolve_campaign"]
 
@@ -65,10 +65,10 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
             (None: as it was).
         counts: For run files and a saved pool: the campaign's :class:`CountTable` at ``depth`` (S_d and the
             members' fingerprints, enough for measures that need S_d alone: :func:`counts_depth`), read from the
-            disk cache (:mod:`ir_rarity.pool.cache`) or counted once and cached there. Equal values, much faster.
+            disk cache (:mod:`ir_rarity.pool.store.cache`) or counted once and cached there. Equal values, much faster.
         depth: With ``counts``: the depth S_d is counted at (None: whole runs).
         retention: For runs (files or a dict), instead of ``keep_depth``: keep only the rows some measures read
-            (:class:`~ir_rarity.pool.retention.Retention`); the campaign is not kept for reuse.
+            (:class:`~ir_rarity.pool.build.retention.Retention`); the campaign is not kept for reuse.
 
     Raises:
         InputError: nothing at the path, an unreadable file, a saved pool or count table mixed with run files,

@@ -15,7 +15,7 @@ import pytest
 
 import ir_rarity
 from ir_rarity.cli import main
-from ir_rarity.pool.retention import required_depth
+from ir_rarity.pool.build.retention import required_depth
 
 MEASURES = ["P(judged_only=True)@10", "nDCG(judged_only=True)@10", "P_rare(alpha=0,judged_only=True)@10"]
 

@@ -87,7 +87,7 @@ def test_segmented_cumsum_restarts_at_each_group(rows) -> None:
 
 def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
     from ir_rarity.engine.codes import pair_keys
-    from ir_rarity.pool.build import key_index as _key_index
+    from ir_rarity.pool.build.runs import key_index as _key_index
 
     rng = np.random.default_rng(5)
     query = rng.integers(0, 7, 2000).astype(np.int32)
@@ -107,7 +107,7 @@ def test_query_codes_equal_factorize(blocks, dtype, cuts) -> None:
     import pandas as pd
     import pyarrow as pa
 
-    from ir_rarity.pool.build import _arrow_strings, _query_codes
+    from ir_rarity.pool.build.runs import _arrow_strings, _query_codes
 
     values = pd.Series([v for v, length in blocks for _ in range(length)], dtype=dtype)
     strings = _arrow_strings(values)
@@ -130,7 +130,7 @@ def test_query_codes_of_short_blocks_hash_every_id() -> None:
     import pandas as pd
     import pyarrow as pa
 
-    from ir_rarity.pool.build import _arrow_strings, _query_codes
+    from ir_rarity.pool.build.runs import _arrow_strings, _query_codes
 
     rng = np.random.default_rng(0)
     values = pd.Series([f"q{i}" for i in rng.integers(0, 40, 5000)], dtype="str")

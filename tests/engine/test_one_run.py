@@ -27,11 +27,11 @@ from ir_rarity.engine.runs import rank_columns, rank_runs, string_hashes
 from ir_rarity.errors import MemberNotice
 from ir_rarity.integrations import tuples
 from ir_rarity.io.frames import as_run_frame
-from ir_rarity.pool import cache, cachefile
 from ir_rarity.pool.counts import CountTable
-from ir_rarity.pool.npz import pack_strings, string_array
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.resolve import clear_cache
+from ir_rarity.pool.store import cache, cachefile
+from ir_rarity.pool.store.npz import pack_strings, string_array
 
 QRELS = ("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d4 1\nq2 0 d5 2\nq3 0 d9 1\n"
          "qé 0 dé 1\nqé 0 d1 0\n")

@@ -11,7 +11,7 @@ import pytest
 
 import ir_rarity
 from ir_rarity import Pool
-from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.build.sources import iter_named_runs
 
 distributed = pytest.importorskip("distributed")
 from ir_rarity.integrations.dask import _batches, evaluate_with_dask  # noqa: E402

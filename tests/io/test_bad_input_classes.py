@@ -251,9 +251,13 @@ def test_unreadable_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file
     folder = tmp_path / "locked"
     folder.mkdir()
 
-    def refuse(self: Path) -> object:
-        raise PermissionError(13, "Permission denied")
+    listing = os.scandir
 
-    monkeypatch.setattr(Path, "iterdir", refuse)  # the tests run as root, where chmod does not lock anyone out
+    def refuse(path: object = ".") -> object:  # the tests run as root, where chmod does not lock anyone out
+        if Path(os.fspath(path)).name == "locked":  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied")
+        return listing(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refuse)
     with pytest.raises(InputError, match="locked: cannot be read \\(Permission denied\\)"):
         Pool.from_runs(folder)

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import ir_rarity
-from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.build.sources import iter_named_runs
 
 MEASURES = ["P@10", "AP", "nDCG@10", "P_rare(alpha=0.5)@10"]
 STANDARD = MEASURES[:3]

@@ -15,7 +15,7 @@ from cli_helpers import run_cli
 
 import ir_rarity
 from ir_rarity import DuplicateDocumentError, InputError, Pool
-from ir_rarity.pool.sources import expand_run_paths, file_kind
+from ir_rarity.pool.build.sources import expand_run_paths, file_kind
 
 QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d3 0\nq2 0 d1 1\nq2 0 d4 1\n"
 LINES = ["q1 Q0 d1 1 3.0 {}", "q1 Q0 d3 2 2.0 {}", "q1 Q0 d2 3 1.0 {}", "q2 Q0 d4 1 2.0 {}", "q2 Q0 d5 2 1.0 {}"]
@@ -152,7 +152,7 @@ def test_an_entry_that_cannot_be_examined_is_an_error_naming_it(tmp_path: Path,
 
 def test_a_file_of_too_many_tags_is_refused_before_it_is_split(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    import ir_rarity.pool.sources as sources
+    import ir_rarity.pool.build.sources as sources
     from ir_rarity.cli import main
 
     monkeypatch.setattr(sources, "MAX_RUNS_PER_FILE", 3)

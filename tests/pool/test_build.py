@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.pool import build, docnos
+from ir_rarity.pool.build import docnos
+from ir_rarity.pool.build import runs as build
 
 _DOCNOS = ([f"d{d:03d}" for d in range(25)]  # one width, a shared prefix
            + [f"clueweb09-en0000-{d:02d}" for d in range(8)]  # differ only past 8 bytes after the prefix

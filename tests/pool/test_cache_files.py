@@ -1,4 +1,4 @@
-"""Files of the disk cache (:mod:`ir_rarity.pool.cachefile`): read with numpy alone, every invariant checked.
+"""Files of the disk cache (:mod:`ir_rarity.pool.store.cachefile`): read with numpy alone, every invariant checked.
 
 A cache file that was damaged (its CRC-32), forged (keys, S_d or fingerprints that no count table could hold) or
 written for another key is refused, never scored; only tables the cache's index lists count toward the bound
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from ir_rarity.errors import InputError
-from ir_rarity.pool import cachefile
-from ir_rarity.pool.paths import file_signature
+from ir_rarity.pool.build.paths import file_signature
+from ir_rarity.pool.store import cachefile
 
 GOOD = {"queries": ["q1", "q2"], "docs": ["d1", "d2", "d3"], "query_hash": np.array([1, 2], dtype=np.uint64),
         "doc_hash": np.array([3, 4, 5], dtype=np.uint64),

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ir_rarity.pool import cache, cachefile
 from ir_rarity.pool.resolve import clear_cache, resolve_campaign
+from ir_rarity.pool.store import cache, cachefile
 
 RUNS = {"a": "q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d5 3 1 a\nq2 Q0 d4 1 3 a\nq2 Q0 d5 2 2 a\n",
         "b": "q1 Q0 d3 1 3 b\nq1 Q0 d1 2 2 b\nq2 Q0 d1 1 3 b\nq2 Q0 d5 2 1 b\n",
@@ -127,7 +127,7 @@ def test_a_damaged_table_is_removed_only_if_the_cache_wrote_it(tmp_path: Path) -
 def test_processes_writing_at_once_lose_no_entry(tmp_path: Path) -> None:
     code = ("import sys, numpy as np\n"
             "from pathlib import Path\n"
-            "from ir_rarity.pool import cachefile\n"
+            "from ir_rarity.pool.store import cachefile\n"
             f"table = {{'queries': ['q1'], 'docs': ['d1'], 'query_hash': np.array([1], dtype=np.uint64),"
             " 'doc_hash': np.array([3], dtype=np.uint64), 'keys': np.array([0], dtype=np.int64),"
             " 'counts': np.array([1], dtype=np.int64), 'members': {'a': (1, 7)}, 'num_systems': 1,"

@@ -7,8 +7,8 @@ import pyarrow as pa
 import pytest
 
 from ir_rarity.errors import DuplicateDocumentError
-from ir_rarity.pool import build
-from ir_rarity.pool.retention import Retention
+from ir_rarity.pool.build import runs as build
+from ir_rarity.pool.build.retention import Retention
 
 
 def _table(rng: np.random.Generator, n_queries: int, n_rows: int, width: int, prefix: str = "doc",

@@ -1,4 +1,4 @@
-"""The disk cache of count tables (:mod:`ir_rarity.pool.cache`): counted once, read after, never trusted blindly.
+"""The disk cache of count tables (:mod:`ir_rarity.pool.store.cache`): counted once, read after, never trusted blindly.
 
 A campaign named by run files (or a saved pool) and asked for counts (what the ir_measures provider asks for
 P_rare and the other rarity-weighted measures) is counted once; later calls, in this process after
@@ -19,10 +19,10 @@ import ir_measures
 import pytest
 
 from ir_rarity.errors import InputError
-from ir_rarity.pool import cache, cachefile
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.resolve import clear_cache, resolve_campaign
+from ir_rarity.pool.store import cache, cachefile
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d1 1\nq2 0 d4 1\nq2 0 d5 2\n"
 RUNS = {"a": "q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d5 3 1 a\nq2 Q0 d4 1 3 a\nq2 Q0 d5 2 2 a\n",

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ir_rarity.engine.strings import positions_in_sorted, string_order
-from ir_rarity.pool import docnos
+from ir_rarity.pool.build import docnos
 
 # Pieces that make docnos of one width or many, sharing a prefix or not, differing within or past 8 bytes
 # after it, with non-ASCII letters and NUL bytes (which the zero padding of short strings must not confuse).

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from ir_rarity import InputError, Pool
-from ir_rarity.pool.encoded import EncodedRuns
-from ir_rarity.pool.storage import load_runs, save_runs
+from ir_rarity.pool.build.encoded import EncodedRuns
+from ir_rarity.pool.store.storage import load_runs, save_runs
 
 
 def _with(e: EncodedRuns, **changes: Any) -> EncodedRuns:

@@ -13,7 +13,7 @@ from scripts import load_script
 
 import ir_rarity
 from ir_rarity import Pool
-from ir_rarity.pool.docnos import DocEncoder
+from ir_rarity.pool.build.docnos import DocEncoder
 
 
 def _bench() -> ModuleType:

@@ -20,8 +20,8 @@ from ir_rarity import Pool
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import measure_labels
+from ir_rarity.pool.build.retention import JudgedPairs, Retention, required_rows
 from ir_rarity.pool.resolve import resolve_campaign
-from ir_rarity.pool.retention import JudgedPairs, Retention, required_rows
 
 MEASURES = ["P@10", "P@50", "R@100", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "NumRet", "NumRet(rel=1)",
             "Judged", "Judged@5", "Judged@10", "AP(judged_only=True)", "P(judged_only=True)@10", "P_rare@10",

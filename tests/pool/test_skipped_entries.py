@@ -22,7 +22,7 @@ from conftest import HAND_RUNS
 
 from ir_rarity import Pool
 from ir_rarity.errors import SkippedFilesNotice
-from ir_rarity.pool.paths import expand_run_paths
+from ir_rarity.pool.build.paths import expand_run_paths
 
 
 @pytest.fixture

@@ -141,7 +141,7 @@ def test_keep_depth_still_refuses_duplicates_below_the_cut(tmp_path: Path) -> No
 def test_files_read_as_tables_give_the_frames_campaign(tmp_path: Path) -> None:
     """Run files go to the pool as pyarrow Tables (no DataFrame): the same campaign as their frames give."""
     from ir_rarity.io.trec import read_trec_run
-    from ir_rarity.pool.sources import iter_run_files, iter_run_tables
+    from ir_rarity.pool.build.sources import iter_run_files, iter_run_tables
 
     runs = pd.read_csv(ir_rarity.covid_round1.runs, sep=r"\s+", header=None, dtype=str,
                        names=["query_id", "q0", "doc_id", "rank", "score", "tag"])

@@ -1,7 +1,7 @@
 """A run file edited with its size and modification time kept is read again, not served from the resolver's cache.
 
 ``cp -p``, ``rsync -t`` or ``os.utime`` keep a file's size and mtime; the resolver's cache key also holds the
-inode and the status-change time (:func:`ir_rarity.pool.sources.file_signature`), which any rewrite changes.
+inode and the status-change time (:func:`ir_rarity.pool.build.sources.file_signature`), which any rewrite changes.
 """
 
 from __future__ import annotations

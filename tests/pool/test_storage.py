@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from ir_rarity import InputError, Pool
-from ir_rarity.pool import storage
+from ir_rarity.pool.store import storage
 
 MEASURES = ["P@100", "P_rare(alpha=0.5)@100", "AP_rare", "AP_rare(bounded=True,alpha=0.5)@100", "ASL@g1-10"]
 

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from ir_rarity import InputError, Pool
-from ir_rarity.pool import cache, storage
 from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.resolve import clear_cache, resolve_campaign
-from ir_rarity.pool.storage import load_counts, load_runs
+from ir_rarity.pool.store import cache, storage
+from ir_rarity.pool.store.storage import load_counts, load_runs
 
 DEPTHS = [1, 2, 3, 5, 10, 100, 1000, None]
 

@@ -10,7 +10,7 @@ import pytest
 from ir_rarity import Pool
 from ir_rarity.cli import main
 from ir_rarity.meta.robustness import system_count_robustness
-from ir_rarity.pool.sources import iter_named_runs
+from ir_rarity.pool.build.sources import iter_named_runs
 from ir_rarity.progress import progress_disabled, set_progress
 
 

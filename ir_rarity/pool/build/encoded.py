@@ -37,7 +37,7 @@ class EncodedRuns:
             (:data:`~ir_rarity.engine.codes.ScorePrecision`: ``"float32"`` as pytrec_eval, ``"float64"`` as
             trec_eval 10.0).
         returned: When the runs were read keeping only the rows their measures read (see
-            :class:`~ir_rarity.pool.retention.Retention`): how many documents each ranking returned, one per
+            :class:`~ir_rarity.pool.build.retention.Retention`): how many documents each ranking returned, one per
             rank-0 row, in row order; ranks then count every row of the whole run. None: every row is kept.
         kept_depth: With ``returned``: the depth down to which every row is kept (S_d, fingerprints and reading
             probabilities are whole only to there).

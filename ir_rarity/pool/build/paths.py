@@ -2,7 +2,7 @@
 
 A run argument (a file, a folder, a glob, or a list of them) is listed here (:func:`run_files`, by the rule of
 :func:`expand_run_paths`), a file's kind is told by its bytes (:func:`file_kind`) and a campaign read from files
-records their signatures (:class:`Origin`). :mod:`ir_rarity.pool.sources` reads the runs; this module only looks
+records their signatures (:class:`Origin`). :mod:`ir_rarity.pool.build.sources` reads the runs; this module only looks
 at the file system, so the disk cache's key can be made, and a cached campaign found, without importing a reader
 (the warm path of the ir_measures provider).
 """

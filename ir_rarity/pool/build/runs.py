@@ -1,4 +1,4 @@
-"""Building a campaign's :class:`~ir_rarity.pool.encoded.EncodedRuns` from named run frames.
+"""Building a campaign's :class:`~ir_rarity.pool.build.encoded.EncodedRuns` from named run frames.
 
 Every run is reduced as it is read to its scores and its query and docno codes; the codes are mapped into the
 campaign's sorted vocabularies once all runs are read, and each run is put in trec_eval order (score descending
@@ -28,9 +28,9 @@ from ir_rarity.engine.pages import release_freed_memory, without_hugepage_advice
 from ir_rarity.engine.runs import Duplicates, check_duplicates
 from ir_rarity.engine.strings import chunks_of, fixed_width, grid_keys, one_array, string_order
 from ir_rarity.errors import InputError
-from ir_rarity.pool.docnos import DocEncoder, QueryBlocks
-from ir_rarity.pool.encoded import EncodedRuns
-from ir_rarity.pool.retention import Retention
+from ir_rarity.pool.build.docnos import DocEncoder, QueryBlocks
+from ir_rarity.pool.build.encoded import EncodedRuns
+from ir_rarity.pool.build.retention import Retention
 from ir_rarity.pool.teams import assign_teams
 
 __all__ = ["encode_runs", "key_index", "run_taker", "system_codes", "top_k"]
@@ -45,7 +45,7 @@ def encode_runs(named: Iterable[tuple[str, Any]], teams: Mapping[str, str] | Non
     Each frame is reduced as it arrives to what the campaign needs: its scores, its query ids as codes into the
     run's few distinct ids, and its docnos, its rows grouped by query (:func:`_take_run`; with ``keep``, the run is
     ordered and only the rows it names are kept, each with its rank in the whole run). Docnos are dictionary-encoded
-    query by query, a batch of runs at a time on worker threads (:class:`~ir_rarity.pool.docnos.DocEncoder`), so the
+    query by query, a batch of runs at a time on worker threads (:class:`~.docnos.DocEncoder`), so the
     strings of at most three batches are held while files are read; the queries' dictionaries are then put together
     and sorted, so a document code orders like its docno, and every row gets the code of its (query, docno) pair on
     the way. Each run is put in trec_eval order and checked for duplicate documents on its own, so no temporary
@@ -288,7 +288,7 @@ def run_taker(duplicates: Duplicates, keep: Retention | None = None, scores: Sco
 
     ``taker(name, frame or Table)`` reduces the run as :func:`encode_runs` would (ordered, cut or thinned to
     ``keep``, duplicates checked); :func:`encode_runs` then takes the result as it is. A campaign's files are read
-    on two threads (:func:`~ir_rarity.pool.sources.iter_run_tables`), and each thread reduces the runs it reads:
+    on two threads (:func:`~ir_rarity.pool.build.sources.iter_run_tables`), and each thread reduces the runs it reads:
     only the reduced runs wait for the encoder, and the work is shared by both cores.
     """
     return lambda name, frame: _take_run(name, frame, duplicates, keep, scores)
@@ -393,7 +393,7 @@ def _query_vocabulary(runs: list[_TakenRun]) -> tuple[pd.Index, list[np.ndarray]
 def _run_columns(run: Any) -> tuple[Any, Any, np.ndarray]:
     """A canonical run frame's, or a pyarrow Table's, query ids and docnos (pyarrow strings) and scores (float64).
 
-    A Table (a run file as :func:`~ir_rarity.pool.sources.iter_run_tables` reads it) gives its columns as they are.
+    A Table (a run file as :func:`~.sources.iter_run_tables` reads it) gives its columns as they are.
     """
     if isinstance(run, pd.DataFrame):
         return _arrow_strings(run["query_id"]), _arrow_strings(run["doc_id"]), run["score"].to_numpy(np.float64)

@@ -23,8 +23,7 @@ from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_run_frame
 from ir_rarity.io.trec import read_trec_run, read_trec_run_table
-from ir_rarity.pool.build import top_k
-from ir_rarity.pool.paths import (  # listed and signed without a reader; re-exported here, where they were
+from ir_rarity.pool.build.paths import (  # listed and signed without a reader; re-exported here, where they were
     Origin,
     expand_run_paths,
     file_kind,
@@ -33,6 +32,7 @@ from ir_rarity.pool.paths import (  # listed and signed without a reader; re-exp
     path_specs,
     run_files,
 )
+from ir_rarity.pool.build.runs import top_k
 from ir_rarity.progress import progress as bar
 
 if TYPE_CHECKING:

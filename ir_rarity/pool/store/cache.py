@@ -3,12 +3,12 @@
 The stock command ``ir_measures QRELS RUN "P_rare(pool='runs/*.gz')@100"`` runs in a new process each time; without
 this cache every call would read and count the whole campaign again. The first call counts S_d at the depth the
 measure needs and stores the :class:`~ir_rarity.pool.counts.CountTable` (counts and the members' fingerprints,
-not the runs) as an ``.npz`` of numeric arrays (:mod:`ir_rarity.pool.cachefile`, which reads it with numpy alone:
+not the runs) as an ``.npz`` of numeric arrays (:mod:`ir_rarity.pool.store.cachefile`, which reads it with numpy alone:
 the provider's warm path, :mod:`ir_rarity.integrations.warm`); later calls read that table.
 
 * **Where.** ``$IR_RARITY_CACHE`` if set, else ``$XDG_CACHE_HOME/ir_rarity``, else ``~/.cache/ir_rarity``.
   ``IR_RARITY_CACHE=off`` (or ``0``, ``no``, ``false``, ``none``) turns the cache off.
-* **Key.** A SHA-256 of every source file's :func:`~ir_rarity.pool.sources.file_signature` (path, inode, size,
+* **Key.** A SHA-256 of every source file's :func:`~ir_rarity.pool.build.sources.file_signature` (path, inode, size,
   mtime, ctime: a file rewritten, touched or replaced gets a new key), what the files were read as (runs or a
   saved pool), and everything that changes the counts: depth, teams, duplicates, ``keep_depth``,
   ``split_by_tag``, the score precision, the cache file format and :data:`CACHE_VERSION`. The key is also
@@ -18,7 +18,7 @@ the provider's warm path, :mod:`ir_rarity.integrations.warm`); later calls read 
   cache fits.
 * **Only its own files.** The cache lists every table it writes in an index in its folder
   (``ir_rarity-cache-index.json``); eviction and the removal of a damaged table touch only a listed table of the
-  cache's own name that is a regular file right in the folder (:mod:`ir_rarity.pool.cachefile`). Any other file
+  cache's own name that is a regular file right in the folder (:mod:`ir_rarity.pool.store.cachefile`). Any other file
   there (a count table the user exported as ``counts-trec-depth10.parquet``, with ``IR_RARITY_CACHE=.``) is never
   removed and does not count toward the bound.
 * **Concurrency.** Tables are written to a temporary file in the cache folder and renamed into place
@@ -26,7 +26,7 @@ the provider's warm path, :mod:`ir_rarity.integrations.warm`); later calls read 
   same campaign at once each write a whole table and the last rename wins.
 * **Trust.** A table is checked on load like any count table (the archive's CRC-32 of each array, sorted unique keys
   within the vocabularies, S_d in [1, S], S_d summing to the members' rows:
-  :func:`~ir_rarity.pool.cachefile.read_cached`); one that fails (damaged, foreign, of another key) is removed
+  :func:`~ir_rarity.pool.store.cachefile.read_cached`); one that fails (damaged, foreign, of another key) is removed
   and counted again, never scored. Loading never runs code (no pickle).
 """
 
@@ -43,7 +43,9 @@ import pandas as pd
 
 from ir_rarity.engine.runs import string_hashes
 from ir_rarity.errors import InputError
-from ir_rarity.pool.cachefile import (
+from ir_rarity.pool.build.sources import Origin
+from ir_rarity.pool.counts import CountTable
+from ir_rarity.pool.store.cachefile import (
     CACHE_ENV,
     CACHE_VERSION,
     DEFAULT_LIMIT,
@@ -58,8 +60,6 @@ from ir_rarity.pool.cachefile import (
     touch,
     write_cached,
 )
-from ir_rarity.pool.counts import CountTable
-from ir_rarity.pool.sources import Origin
 
 __all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "LIMIT_ENV", "cache_dir", "cache_key", "cache_limit",
            "cached_counts", "evict", "write_table"]
@@ -104,7 +104,7 @@ def cached_counts(origin: Origin, depth: int | None, count: Callable[[], CountTa
 
 
 def write_table(path: Path, key: str, table: CountTable) -> None:
-    """Write ``table`` to the cache file ``path`` of ``key`` (:func:`~ir_rarity.pool.cachefile.write_cached`).
+    """Write ``table`` to the cache file ``path`` of ``key`` (:func:`~ir_rarity.pool.store.cachefile.write_cached`).
 
     The table's vocabularies go with the string hashes of their query ids and docnos, so that a reader can
     fingerprint an evaluated run's rows without hashing (the warm path of the provider).

@@ -1,8 +1,8 @@
 """Where the disk cache of count tables lives, how its files are keyed and bounded, and their format: numpy alone.
 
-:mod:`ir_rarity.pool.cache` counts a campaign and keeps its count table here; the ir_measures provider's quick way
+:mod:`ir_rarity.pool.store.cache` counts a campaign and keeps its count table here; the ir_measures provider's quick way
 (:mod:`ir_rarity.integrations.tuples`) reads a kept table with this module only, so that a repeated call
-of the stock command imports neither pandas nor pyarrow. See :mod:`ir_rarity.pool.cache` for the rules (where,
+of the stock command imports neither pandas nor pyarrow. See :mod:`ir_rarity.pool.store.cache` for the rules (where,
 key, bound, concurrency, trust).
 
 A cache file is an ``.npz`` archive of numeric arrays (``numpy.savez``, read with ``allow_pickle=False``, so
@@ -56,8 +56,8 @@ import numpy as np
 from ir_rarity.engine.codes import KEY_SHIFT
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_text, write_with
-from ir_rarity.pool.npz import check_members, json_header, pack_strings, string_array, unpack_strings
-from ir_rarity.pool.paths import Origin
+from ir_rarity.pool.build.paths import Origin
+from ir_rarity.pool.store.npz import check_members, json_header, pack_strings, string_array, unpack_strings
 
 __all__ = ["CACHE_ENV", "CACHE_VERSION", "DEFAULT_LIMIT", "FORMAT", "INDEX_NAME", "LIMIT_ENV", "CachedCounts",
            "cache_dir", "cache_key", "cache_limit", "cache_path", "evict", "forget", "listed", "read_cached", "touch",
@@ -87,7 +87,7 @@ _NUMBERS = {"query_hash": "u8", "doc_hash": "u8", "keys": "i8", "counts": "i8", 
 
 
 def cache_dir() -> Path | None:
-    """The cache folder (see :mod:`ir_rarity.pool.cache`), or None when the cache is turned off."""
+    """The cache folder (see :mod:`ir_rarity.pool.store.cache`), or None when the cache is turned off."""
     value = os.environ.get(CACHE_ENV)
     if value is not None and value.strip():
         return None if value.strip().lower() in _OFF else Path(value).expanduser()
@@ -115,7 +115,7 @@ def cache_key(origin: Origin, depth: int | None, **options: Any) -> str | None:
     """The key of the counts of ``origin``'s files at ``depth`` read with ``options``, or None if not cacheable.
 
     Args:
-        origin: What the files were read as and their signatures (:class:`~ir_rarity.pool.paths.Origin`).
+        origin: What the files were read as and their signatures (:class:`~ir_rarity.pool.build.paths.Origin`).
         depth: The depth S_d is counted at (None: whole runs).
         **options: Everything else that changes the counts (teams, duplicates, keep_depth, split_by_tag, scores).
             Values must be None, strings, numbers, booleans or mappings of strings; anything else (e.g. teams
@@ -273,7 +273,7 @@ def read_cached(path: Path, key: str, depth: int | None) -> CachedCounts | None:
 
 
 def _arrays(file: BinaryIO, source: str) -> dict[str, np.ndarray]:
-    """Every array of the open archive, its members checked first (:func:`~ir_rarity.pool.npz.check_members`)."""
+    """Every array of the open archive, its members checked first (:func:`~ir_rarity.pool.store.npz.check_members`)."""
     try:
         if not zipfile.is_zipfile(file):
             raise InputError("not an ir_rarity cache file", source)

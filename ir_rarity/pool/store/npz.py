@@ -1,6 +1,7 @@
 """Numeric ``.npz`` archives without pickles, numpy alone: strings as bytes, SHA-256 digests, bounded members.
 
-What a saved pool (:mod:`ir_rarity.pool.storage`) and a file of the disk cache (:mod:`ir_rarity.pool.cachefile`)
+What a saved pool (:mod:`ir_rarity.pool.store.storage`) and a file of the disk cache
+(:mod:`ir_rarity.pool.store.cachefile`)
 share: strings stored as their UTF-8 bytes and end offsets (:func:`pack_strings`), read back as a list
 (:func:`unpack_strings`) or as one numpy unicode array (:func:`string_array`, without a Python step per string for
 ASCII text); a digest of arrays (:func:`digest`); and the check, before anything is allocated, that no member

@@ -1,4 +1,4 @@
-"""Save a campaign's :class:`~ir_rarity.pool.encoded.EncodedRuns` to one file and load them back, safely.
+"""Save a campaign's :class:`~ir_rarity.pool.build.encoded.EncodedRuns` to one file and load them back, safely.
 
 The file is an ``.npz`` archive (``numpy.savez``, uncompressed) of numeric arrays only: the encoded arrays,
 their strings (run, team, query and document names) as UTF-8 bytes plus offsets, and a JSON header (also
@@ -40,13 +40,13 @@ from ir_rarity.engine.runs import content_hashes, run_fingerprints, string_hashe
 from ir_rarity.errors import InputError
 from ir_rarity.io.files import write_with
 from ir_rarity.io.raw import short
-from ir_rarity.pool.build import key_index
-from ir_rarity.pool.encoded import EncodedRuns
-from ir_rarity.pool.npz import check_members as _check_members
-from ir_rarity.pool.npz import digest as _digest
-from ir_rarity.pool.npz import json_header
-from ir_rarity.pool.npz import pack_strings as _pack
-from ir_rarity.pool.npz import unpack_strings as _unpack
+from ir_rarity.pool.build.encoded import EncodedRuns
+from ir_rarity.pool.build.runs import key_index
+from ir_rarity.pool.store.npz import check_members as _check_members
+from ir_rarity.pool.store.npz import digest as _digest
+from ir_rarity.pool.store.npz import json_header
+from ir_rarity.pool.store.npz import pack_strings as _pack
+from ir_rarity.pool.store.npz import unpack_strings as _unpack
 
 __all__ = ["COUNT_DEPTHS", "FORMAT", "VERSION", "StoredCounts", "check_invariants", "load_counts", "load_runs",
            "save_runs"]

@@ -83,7 +83,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # deprecated methods of the campaign objects, kept for a release
     ("ir_rarity.pool.pool", "ir_rarity.evaluation"): DEPRECATED,
     ("ir_rarity.pool.counts", "ir_rarity.evaluation"): DEPRECATED,
-    ("ir_rarity.integrations.experiment._rendering", "ir_rarity.compare.intervals"): LAZY_SCIPY,
+    ("ir_rarity.integrations.experiment.rendering", "ir_rarity.compare.intervals"): LAZY_SCIPY,
     ("ir_rarity.integrations.pyterrier", "ir_rarity.io.datasets"): LAZY_DATASETS,
     ("ir_rarity.io.frames", "ir_rarity.io.datasets"): LAZY_DATASETS,
 }

@@ -6,11 +6,12 @@ vectorized engine, any other measure through ir_measures once per system), and b
 from those per-query matrices: means, baseline counts, significance tests (scipy) and multiple-testing corrections
 (statsmodels), in ``pt.Experiment``'s columns, order, dtypes and formats.
 
-The module holds the public entry points; the machinery is in the private subpackage
-``ir_rarity.integrations.experiment``, one concern a module, computing apart from rendering: ``_inputs`` converts
-and checks the arguments and measures, ``_execution`` runs the systems, ``_scoring`` evaluates them in one call
-and computes means, significance tests and corrections, and ``_rendering`` renders the tables, per-query frames
-and dicts.
+The module holds the public entry points; the machinery is in the subpackage ``ir_rarity.integrations.experiment``,
+one concern a module, computing apart from rendering: ``inputs`` converts and checks the arguments (``validate=`` on
+PyTerrier's public inspection API) and parses the measures once into the ``{measure: column}`` mapping every later
+step reads, ``execution`` runs the systems, ``scores`` evaluates them in one call and computes means, significance
+tests and corrections, and ``rendering`` renders the tables, per-query frames and dicts (``perquery="both"``: an
+:class:`~ir_rarity.integrations.experiment.rendering.ExperimentResults` pair).
 """
 
 from __future__ import annotations
@@ -23,21 +24,21 @@ import ir_measures
 import pandas as pd
 
 from ir_rarity.errors import InputError
-from ir_rarity.integrations.experiment._execution import _check_save_dir, _run_systems, _Saving
-from ir_rarity.integrations.experiment._inputs import (
-    _backfill,
-    _convert_measures,
-    _filtered,
-    _options,
-    _qrels_for_pyterrier,
-    _systems_and_names,
-    _validate,
+from ir_rarity.integrations.experiment.execution import Saving, check_save_dir, run_systems
+from ir_rarity.integrations.experiment.inputs import (
+    backfill_topics,
+    checked_options,
+    convert_measures,
+    filtered,
+    qrels_for_pyterrier,
+    systems_and_names,
+    validate_systems,
 )
-from ir_rarity.integrations.experiment._rendering import _render
-from ir_rarity.integrations.experiment._scoring import _score
+from ir_rarity.integrations.experiment.rendering import ExperimentResults, render
+from ir_rarity.integrations.experiment.scores import score
 from ir_rarity.io.datasets import fetch
 
-__all__ = ["Experiment", "as_topics_frame"]
+__all__ = ["Experiment", "ExperimentResults", "as_topics_frame"]
 
 MeasureLike = ir_measures.Measure | str
 
@@ -150,7 +151,8 @@ def Experiment(
         highlight: ``"bold"`` or ``"color"``/``"colour"``: a Styler marking the best value of each column.
         round: Digits to round the means to (an int, or a dict ``column -> digits``).
         verbose: Show progress while systems run (``"auto"``: no).
-        validate: ``"warn"``, ``"error"`` or ``"ignore"``: check that transformers give the columns measures need.
+        validate: ``"warn"``, ``"error"`` or ``"ignore"``: check that transformers give the columns measures need
+            (``pt.Experiment``'s "Experiment Pipeline Validation Report", warned or raised as ``ValueError``).
         save_dir: Cache each transformer's results in this directory (``<name>.res.gz``) and write
             ``aggregated.csv`` and ``perquery.csv`` there, as ``pt.Experiment``.
         save_mode: For a results file already there: ``"warn"``, ``"error"``, ``"reuse"`` or ``"overwrite"``.
@@ -167,11 +169,15 @@ def Experiment(
 
     Returns:
         What ``pt.Experiment`` returns: the means table (a Styler with ``highlight``), the per-query frame, or both
-        (``EvaluationDataTuple``); dicts with ``dataframe=False``.
+        (an :class:`ExperimentResults` pair ``averages, perquery``, as PyTerrier's ``EvaluationDataTuple``); dicts
+        with ``dataframe=False``.
 
     Raises:
         ParameterError: an argument ``pt.Experiment`` refuses or that cannot be reproduced (``plan="tree"``), an
-            unknown, out-of-range or badly typed ``baseline``, a bad measure.
+            unknown, out-of-range or badly typed ``baseline``, a bad measure, a ``validate`` other than ``"warn"``,
+            ``"error"`` or ``"ignore"``.
+        ValueError: ``validate="error"`` and a pipeline refuses the topics or does not give a column the measures
+            need.
         InputError: unreadable systems, topics or qrels, or a system without results.
 
     Example:
@@ -187,17 +193,18 @@ def Experiment(
 
     .. versionadded:: 0.1.0
     """
-    systems, names = _systems_and_names(retr_systems, names)
-    options = _options(names, baseline, test, correction, correction_alpha, round, perquery, plan, precompute_prefix)
+    systems, names = systems_and_names(retr_systems, names)
+    options = checked_options(names, baseline, test, correction, correction_alpha, round, perquery, plan,
+                              precompute_prefix)
     if save_dir is not None:
-        _check_save_dir(save_dir, names)
-    measures = _convert_measures(eval_metrics)
-    topics_frame, qrels_frame = _filtered(as_topics_frame(topics), _qrels_for_pyterrier(qrels), filter_by_qrels,
+        check_save_dir(save_dir, names)
+    measures = convert_measures(eval_metrics)
+    topics_frame, qrels_frame = filtered(as_topics_frame(topics), qrels_for_pyterrier(qrels), filter_by_qrels,
                                           filter_by_topics)
-    _validate(systems, topics_frame, measures, names, validate)
-    saving = None if save_dir is None else _Saving(save_dir, save_mode, save_format)
-    runs = _run_systems(systems, names, topics_frame, batch_size, saving, verbose is True)
-    backfill = [] if perquery is False else _backfill(topics_frame, qrels_frame)
-    scores = _score(runs, names, qrels_frame, measures, backfill,
+    validate_systems(systems, topics_frame, measures, names, validate)
+    saving = None if save_dir is None else Saving(save_dir, save_mode, save_format)
+    runs = run_systems(systems, names, topics_frame, batch_size, saving, verbose is True)
+    backfill = [] if perquery is False else backfill_topics(topics_frame, qrels_frame)
+    scores = score(runs, names, qrels_frame, measures, backfill,
                     {"pool": pool, "joint": joint, "teams": teams, "progress": verbose is True})
-    return _render(scores, options, perquery, dataframe, highlight, ci, save_dir)
+    return render(scores, options, perquery, dataframe, highlight, ci, save_dir)

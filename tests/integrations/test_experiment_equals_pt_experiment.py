@@ -23,6 +23,7 @@ from statsmodels.stats.multitest import multipletests
 import ir_rarity
 from ir_rarity import Pool
 from ir_rarity.errors import ParameterError
+from ir_rarity.integrations.pyterrier import ExperimentResults
 
 NAMES = ["BBGhelani1", "BERT", "run1", "sab20.1.meta.docs", "10x10.prf.unipd.it", "BITEM_BL"]
 MEASURES: list = [ir_measures.parse_measure(m) for m in ["P@10", "AP", "nDCG@10", "RR", "R@100", "SetP", "infAP"]]
@@ -96,11 +97,24 @@ def test_perquery_both_with_topics_without_qrels(systems, topics, qrels) -> None
     extra = pd.concat([topics, pd.DataFrame({"qid": ["999", "1000"], "query": "x"})], ignore_index=True)
     for kwargs in ({"perquery": "both"}, {"perquery": "both", "filter_by_qrels": True}):
         ours, theirs = _both(systems, extra, qrels, **kwargs)
-        assert type(ours) is type(theirs)
+        assert isinstance(ours, ExperimentResults) and ours._fields == theirs._fields == ("averages", "perquery")
         assert_frame_equal(ours.averages, theirs.averages, **MEANS)
         assert_frame_equal(ours.perquery, theirs.perquery, **MEANS)
     with pytest.warns(UserWarning, match="2 topic\\(s\\) not found in qrels"):
         ir_rarity.Experiment(systems, extra, qrels, ["P@10"], names=NAMES, perquery=True)
+
+
+def test_perquery_both_is_a_pair_that_unpacks_and_shows_as_pt_experiments(systems, topics, qrels) -> None:
+    """Our own pair type (no PyTerrier private module): unpacks, indexes and renders in a notebook as pt's."""
+    ours, theirs = _both(systems, topics, qrels, perquery="both", round=4)
+    averages, perquery = ours
+    assert averages is ours.averages is ours[0] and perquery is ours.perquery is ours[1] and len(ours) == 2
+    their_averages, their_perquery = theirs
+    assert_frame_equal(averages, their_averages, check_exact=True)  # rounded to 4 digits: the same numbers
+    assert_frame_equal(perquery, their_perquery, check_exact=True)
+    assert ours._repr_html_() == theirs._repr_html_()
+    assert ours._repr_html_() == averages._repr_html_() + perquery._repr_html_()
+    assert "<table" in ours._repr_html_() and "sab20.1.meta.docs" in ours._repr_html_()
 
 
 def test_dicts_equal(systems, topics, qrels) -> None:
@@ -221,3 +235,74 @@ def test_rarity_measures_equal_evaluate(systems, topics, qrels) -> None:
     for m in measures:
         np.testing.assert_array_equal(table.loc[NAMES, m].to_numpy(), expected.loc[NAMES, m].to_numpy())
 
+
+
+class _Uninspectable(pt.Transformer):
+    """The given results for the topics' queries, but an error on no topics: its outputs cannot be inferred."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def transform(self, topics: pd.DataFrame) -> pd.DataFrame:
+        if len(topics) == 0:
+            raise RuntimeError("needs topics")
+        return self.frame[self.frame["qid"].isin(set(topics["qid"]))].reset_index(drop=True)
+
+
+class _NeedsVectors(pt.Transformer):
+    """A transformer whose input validation refuses topics without ``query_vec``: an invalid pipeline."""
+
+    def transform(self, topics: pd.DataFrame) -> pd.DataFrame:
+        pt.validate.query_frame(topics, ["query_vec"])
+        return topics
+
+
+def _report(experiment, *args, **kwargs) -> tuple[list[str], str | None]:
+    """The validation warnings an experiment gives, and the report it raises (None: no error)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            experiment(*args, **kwargs)
+            error = None
+        except Exception as e:  # after a warning, a frame without scores fails in each its own way
+            error = str(e) if isinstance(e, ValueError) and "Validation Report" in str(e) else "failed later"
+    return [str(w.message) for w in caught if "Validation Report" in str(w.message)], error
+
+
+@pytest.mark.parametrize("validate", ["warn", "error", "ignore"])
+def test_validation_reports_as_pt_experiment(systems, topics, qrels, validate) -> None:
+    """validate= on PyTerrier's public API gives pt.Experiment's report, word for word, warned or raised alike."""
+    no_score = systems[0].drop(columns="score")
+    cases = {
+        "a frame without score": [no_score, *systems[1:]],
+        "an uninspectable transformer": [_Uninspectable(systems[0]), *systems[1:]],
+        "an invalid pipeline": [_NeedsVectors(), *systems[1:]],
+    }
+    for case, given in cases.items():
+        ours = _report(ir_rarity.Experiment, given, topics, qrels, MEASURES, names=NAMES, validate=validate)
+        theirs = _report(pt.Experiment, given, topics, qrels, MEASURES, names=NAMES, validate=validate)
+        assert ours == theirs, case
+        expected = {"a frame without score": "do not produce the required outputs",
+                    "an uninspectable transformer": "could not be validated",
+                    "an invalid pipeline": "failed validation"}[case]
+        warned, raised = ours
+        if validate == "warn":
+            assert len(warned) == 1 and expected in warned[0], case
+            assert warned[0].startswith("Experiment Pipeline Validation Report\n\n")
+        elif validate == "error" and case != "an uninspectable transformer":
+            assert warned == [] and raised is not None and expected in raised, case
+        else:  # ignored, or (as pt.Experiment) only outputs that cannot be inferred: no report, no error
+            assert warned == [] and (raised is None or "Validation Report" not in raised), case
+    if validate == "warn":  # the frame's own columns and the columns measures need, named in the report
+        warned, _ = _report(ir_rarity.Experiment, cases["a frame without score"], topics, qrels, MEASURES,
+                            names=NAMES, validate="warn")
+        assert f"DataFrame #0: {no_score.columns.tolist()}. Produces {no_score.columns.tolist()}" in warned[0]
+        assert "'score'" in warned[0] and "'qid'" in warned[0] and "'docno'" in warned[0]
+
+
+def test_an_unknown_validate_is_refused_in_one_line(systems, topics, qrels) -> None:
+    with pytest.raises(ParameterError) as raised:
+        ir_rarity.Experiment(systems, topics, qrels, MEASURES, names=NAMES, validate="warning")
+    assert str(raised.value) == "validate must be 'warn', 'error' or 'ignore', not 'warning'"

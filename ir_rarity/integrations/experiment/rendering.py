@@ -1,9 +1,9 @@
 """Rendering for :func:`ir_rarity.Experiment`: what ``pt.Experiment`` returns, from the scores.
 
-:func:`_render` builds the table of means with its baseline blocks (:func:`_render_table`, rounded as Python's
+:func:`render` builds the table of means with its baseline blocks (:func:`_render_table`, rounded as Python's
 :func:`round`), confidence intervals (``ci``), the per-query frame, ``pt.Experiment``'s dicts
 (``dataframe=False``), the highlighted Styler, and the ``aggregated.csv``/``perquery.csv`` summaries of
-``save_dir``.
+``save_dir``. A table with its per-query frame (``perquery="both"``) is an :class:`ExperimentResults` pair.
 """
 
 from __future__ import annotations
@@ -12,15 +12,35 @@ import builtins
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ir_rarity.integrations.experiment._inputs import _Options
-from ir_rarity.integrations.experiment._scoring import _Block, _correct, _means, _Scores, _significance
-from ir_rarity.measures.parse import higher_is_better
+from ir_rarity.integrations.experiment.inputs import Options
+from ir_rarity.integrations.experiment.scores import Block, Scores, correct, means_of, significance
 from ir_rarity.stats import ties
+
+__all__ = ["ExperimentResults", "render"]
+
+
+class ExperimentResults(NamedTuple):
+    """The means and the per-query frame of :func:`ir_rarity.Experiment` with ``perquery="both"``.
+
+    A pair, as PyTerrier's ``pt.Experiment`` returns it: ``averages, perquery = ir_rarity.Experiment(...,
+    perquery="both")`` unpacks it, and a notebook shows both tables, one after the other.
+
+    Attributes:
+        averages: The table of means (a :class:`pandas.io.formats.style.Styler` with ``highlight``).
+        perquery: The per-query frame (``name, qid, measure, value``).
+    """
+
+    averages: Any
+    perquery: Any
+
+    def _repr_html_(self) -> str:
+        """Both tables' HTML, the means first, as ``pt.Experiment``'s pair shows them."""
+        return f"{self.averages._repr_html_()}{self.perquery._repr_html_()}"
 
 
 # ---------------------------------------------------------------------------------------------------- rendering
@@ -33,7 +53,7 @@ def _rounded(column: str, value: float, digits: int | dict[str, int] | None) -> 
     return value
 
 
-def _render_table(scores: _Scores, means: np.ndarray, options: _Options, blocks: list[_Block], mrt: bool
+def _render_table(scores: Scores, means: np.ndarray, options: Options, blocks: list[Block], mrt: bool
                   ) -> pd.DataFrame:
     """The table of means (one row per system), with ``mrt`` and the baseline blocks, as ``pt.Experiment``'s."""
     columns = scores.measures.columns
@@ -50,11 +70,11 @@ def _render_table(scores: _Scores, means: np.ndarray, options: _Options, blocks:
         rows.append(row)
     table = pd.DataFrame(rows, columns=head)
     if blocks and options.correction is not None:
-        _correct(table, blocks, columns, options)
+        correct(table, blocks, columns, options)
     return table
 
 
-def _with_intervals(table: pd.DataFrame, scores: _Scores, level: float) -> pd.DataFrame:
+def _with_intervals(table: pd.DataFrame, scores: Scores, level: float) -> pd.DataFrame:
     from ir_rarity.compare.intervals import add_intervals
 
     measures = scores.measures.measures
@@ -63,7 +83,7 @@ def _with_intervals(table: pd.DataFrame, scores: _Scores, level: float) -> pd.Da
                          columns=scores.measures.columns)
 
 
-def _perquery_frame(scores: _Scores, digits: int | dict[str, int] | None) -> pd.DataFrame:
+def _perquery_frame(scores: Scores, digits: int | dict[str, int] | None) -> pd.DataFrame:
     """``name, qid, measure, value``: pt.Experiment's rows (system, its queries, their measures), sorted alike."""
     n_systems, n_queries = scores.order.shape
     n_measures = len(scores.measures.columns)
@@ -83,7 +103,7 @@ def _perquery_frame(scores: _Scores, digits: int | dict[str, int] | None) -> pd.
     return frame
 
 
-def _perquery_dict(scores: _Scores) -> dict[int, dict[str, dict[str, float]]]:
+def _perquery_dict(scores: Scores) -> dict[int, dict[str, dict[str, float]]]:
     """``pt.Experiment``'s per-query dict: system index -> qid -> measure -> value."""
     out: dict[int, dict[str, dict[str, float]]] = {}
     columns = scores.measures.columns
@@ -95,7 +115,7 @@ def _perquery_dict(scores: _Scores) -> dict[int, dict[str, dict[str, float]]]:
     return out
 
 
-def _averages_dict(scores: _Scores, means: np.ndarray, mrt: bool) -> dict[str, dict[str, float]]:
+def _averages_dict(scores: Scores, means: np.ndarray, mrt: bool) -> dict[str, dict[str, float]]:
     """``pt.Experiment``'s ``dataframe=False`` means: name -> measure -> mean (unrounded, as pt gives them)."""
     out = {}
     for s, name in enumerate(scores.names):
@@ -106,10 +126,10 @@ def _averages_dict(scores: _Scores, means: np.ndarray, mrt: bool) -> dict[str, d
     return out
 
 
-def _styled(table: pd.DataFrame, scores: _Scores, blocks: list[_Block], how: str) -> Any:
+def _styled(table: pd.DataFrame, scores: Scores, blocks: list[Block], how: str) -> Any:
     """``pt.Experiment``'s highlight: the best value of each measure and count column (lowest where lower is better)."""
-    best: dict[str, str] = {c: "+" if higher_is_better(m) else "-"
-                            for c, m in zip(scores.measures.columns, scores.measures.measures, strict=True)}
+    best: dict[str, str] = {c: "+" if higher else "-"
+                            for c, higher in zip(scores.measures.columns, scores.measures.higher, strict=True)}
     best["mrt"] = "-"
     for block in blocks:
         for c in scores.measures.columns:
@@ -147,19 +167,24 @@ def _save_summaries(save_dir: str, table: pd.DataFrame, per_query: pd.DataFrame,
         frame.to_csv(path, index=False)
 
 
-def _pair(averages: Any, per_query: Any) -> Any:
-    try:
-        from pyterrier._evaluation._rendering import EvaluationDataTuple
-    except ImportError:  # another PyTerrier: a plain pair
-        return averages, per_query
-    return EvaluationDataTuple(averages, per_query)
+def render(scores: Scores, options: Options, perquery: bool | str, dataframe: bool, highlight: str | None,
+           ci: float | None, save_dir: str | None) -> Any:
+    """What ``pt.Experiment`` returns for ``perquery``, ``dataframe`` and ``highlight`` (and ``save_dir``'s files).
 
+    Args:
+        scores: The per-query values (:func:`~.scores.score`), with the measures and their columns.
+        options: The checked options (baselines, test, correction, rounding).
+        perquery: False (the means), True (the per-query frame) or ``"both"`` (an :class:`ExperimentResults`).
+        dataframe: DataFrames (True) or ``pt.Experiment``'s dicts (False).
+        highlight: ``"bold"``, ``"color"``/``"colour"`` (a Styler marking the best values) or None.
+        ci: A confidence level for intervals of the means, or None.
+        save_dir: A folder for ``aggregated.csv`` and ``perquery.csv``, or None.
 
-def _render(scores: _Scores, options: _Options, perquery: bool | str, dataframe: bool, highlight: str | None,
-            ci: float | None, save_dir: str | None) -> Any:
-    """What ``pt.Experiment`` returns for ``perquery``, ``dataframe`` and ``highlight`` (and ``save_dir``'s files)."""
-    means = _means(scores)
-    blocks = _significance(scores, options) if options.baselines else []
+    Returns:
+        The means table, the per-query frame, an :class:`ExperimentResults` pair, or ``pt.Experiment``'s dicts.
+    """
+    means = means_of(scores)
+    blocks = significance(scores, options) if options.baselines else []
     table = _render_table(scores, means, options, blocks, scores.measures.mrt)
     if ci is not None:
         table = _with_intervals(table, scores, ci)
@@ -176,4 +201,4 @@ def _render(scores: _Scores, options: _Options, perquery: bool | str, dataframe:
     if perquery is False:
         return averages
     detail = per_query if dataframe else _perquery_dict(scores)
-    return detail if perquery is True else (_pair(averages, detail) if dataframe else (averages, detail))
+    return detail if perquery is True else (ExperimentResults(averages, detail) if dataframe else (averages, detail))

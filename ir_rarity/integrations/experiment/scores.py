@@ -1,9 +1,9 @@
 """Scoring for :func:`ir_rarity.Experiment`: one :func:`ir_rarity.evaluate` call, then ``pt.Experiment``'s numbers.
 
-:func:`_score` evaluates every run at once into per-query matrices (:class:`_Scores`) and records the order
-``pt.Experiment`` meets each system's queries in; :func:`_means` averages in that order, :func:`_significance`
-counts better and worse queries and tests each system against each baseline (:class:`_Block`), and
-:func:`_correct` adds the multiple-testing corrections.
+:func:`score` evaluates every run at once into per-query matrices (:class:`Scores`) and records the order
+``pt.Experiment`` meets each system's queries in; :func:`means_of` averages in that order, :func:`significance`
+counts better and worse queries and tests each system against each baseline (:class:`Block`), and
+:func:`correct` adds the multiple-testing corrections.
 """
 
 from __future__ import annotations
@@ -19,17 +19,18 @@ import pandas as pd
 from ir_rarity.engine.aggregate import aggregate, exact_sums, skips_undefined
 from ir_rarity.errors import InputError
 from ir_rarity.evaluation import evaluate
-from ir_rarity.integrations.experiment._execution import _Run
-from ir_rarity.integrations.experiment._inputs import (
+from ir_rarity.integrations.experiment.execution import Run
+from ir_rarity.integrations.experiment.inputs import (
     BACKFILLED,
     NOT_RETRIEVED,
     RETRIEVED,
-    _is_ours,
-    _Measures,
-    _Options,
+    Measures,
+    Options,
+    is_ours,
 )
-from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.stats import ties
+
+__all__ = ["NOT_AVERAGED", "Block", "Scores", "correct", "means_of", "score", "significance"]
 
 NOT_AVERAGED = frozenset({"num_q", "num_rel", "num_ret", "num_rel_ret", "NumQ", "NumRel", "NumRet", "NumRelRet"})
 """Columns ``pt.Experiment`` sums over queries instead of averaging."""
@@ -37,16 +38,23 @@ NOT_AVERAGED = frozenset({"num_q", "num_rel", "num_ret", "num_rel_ret", "NumQ", 
 
 # ---------------------------------------------------------------------------------------------------- scoring
 @dataclass
-class _Scores:
+class Scores:
     """Per-query values of every system (from one :func:`ir_rarity.evaluate` call) and how pt.Experiment orders them.
 
-    ``values[k, s, q]``: measure ``k``, system ``s``, query ``qids[q]`` (the qrels' queries, sorted, then topics
-    without qrels, NaN). ``order[s]``: system ``s``'s queries in the order ``pt.Experiment`` meets them (the order
-    its sums and tests add them up in); ``status[s, q]``: RETRIEVED, NOT_RETRIEVED or BACKFILLED.
+    Attributes:
+        names: The systems.
+        measures: The measures, parsed once, with their columns (:class:`~.inputs.Measures`).
+        qids: The qrels' queries, sorted, then the topics without qrels.
+        n_qrels: How many of ``qids`` are the qrels' queries.
+        values: ``values[k, s, q]``: measure ``k``, system ``s``, query ``qids[q]`` (NaN for a topic without qrels).
+        order: ``order[s]``: system ``s``'s queries in the order ``pt.Experiment`` meets them (the order its sums and
+            tests add them up in).
+        status: ``status[s, q]``: RETRIEVED, NOT_RETRIEVED or BACKFILLED.
+        mrt: Each system's mean response time (ms per qrels query).
     """
 
     names: list[str]
-    measures: _Measures
+    measures: Measures
     qids: np.ndarray
     n_qrels: int
     values: np.ndarray
@@ -55,9 +63,28 @@ class _Scores:
     mrt: np.ndarray
 
 
-def _score(runs: list[_Run], names: list[str], qrels: pd.DataFrame, measures: _Measures, backfill: list[str],
-           evaluate_options: dict[str, Any]) -> _Scores:
-    evaluation = evaluate(dict(zip(names, (r.frame for r in runs), strict=True)), qrels, measures.measures,
+def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Measures, backfill: list[str],
+          evaluate_options: dict[str, Any]) -> Scores:
+    """Every run scored in one :func:`ir_rarity.evaluate` call, with the order ``pt.Experiment`` meets its queries.
+
+    The measures go to :func:`ir_rarity.evaluate` as parsed, with their columns (``measures.labels``), and their
+    values are read back by the same measure objects: nothing is parsed again.
+
+    Args:
+        runs: Each system's results and query order (:func:`~.execution.run_systems`).
+        names: The systems' names.
+        qrels: The qrels (PyTerrier's columns).
+        measures: The measures (:func:`~.inputs.convert_measures`).
+        backfill: Topics without qrels (NaN rows), or none.
+        evaluate_options: ``pool``, ``joint``, ``teams`` and ``progress`` for :func:`ir_rarity.evaluate`.
+
+    Returns:
+        The per-query :class:`Scores`.
+
+    Raises:
+        InputError: no query of the qrels left to score.
+    """
+    evaluation = evaluate(dict(zip(names, (r.frame for r in runs), strict=True)), qrels, measures.labels,
                           **evaluate_options)
     if list(evaluation.names) != names:
         evaluation = evaluation.select(names)
@@ -67,14 +94,14 @@ def _score(runs: list[_Run], names: list[str], qrels: pd.DataFrame, measures: _M
     qids = np.array(qrels_qids + backfill, dtype=object)
     values = np.full((len(measures.measures), len(names), len(qids)), np.nan)
     for k, measure in enumerate(measures.measures):
-        values[k, :, :len(qrels_qids)] = evaluation.values[evaluation.measure(measure)]
-    ordered = any(not _is_ours(m) for m in measures.measures)
+        values[k, :, :len(qrels_qids)] = evaluation.values[measure]
+    ordered = any(not is_ours(m) for m in measures.measures)
     order, status = _query_orders(runs, qrels_qids, backfill, ordered)
     mrt = np.array([r.ms / len(qrels_qids) for r in runs], dtype=np.float64)
-    return _Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt)
+    return Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt)
 
 
-def _query_orders(runs: list[_Run], qrels_qids: list[str], backfill: list[str], ordered: bool
+def _query_orders(runs: list[Run], qrels_qids: list[str], backfill: list[str], ordered: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Each system's queries in the order ``pt.Experiment`` meets them, and what each query is for the system.
 
@@ -91,7 +118,7 @@ def _query_orders(runs: list[_Run], qrels_qids: list[str], backfill: list[str], 
     return order, status
 
 
-def _order_of(run: _Run, position: Mapping[str, int], extra: Mapping[str, int], status: np.ndarray) -> list[int]:
+def _order_of(run: Run, position: Mapping[str, int], extra: Mapping[str, int], status: np.ndarray) -> list[int]:
     """One system's queries in ``pt.Experiment``'s order; marks the ones it retrieved in ``status``.
 
     ir_measures yields the queries of a run in the order they appear in it, then the qrels' queries the run lacks
@@ -120,7 +147,7 @@ def _order_of(run: _Run, position: Mapping[str, int], extra: Mapping[str, int], 
 
 
 # ---------------------------------------------------------------------------------------------------- computing
-def _means(scores: _Scores) -> np.ndarray:
+def means_of(scores: Scores) -> np.ndarray:
     """``(n_systems, n_measures)`` means, with exactly rounded sums, as :func:`ir_rarity.evaluate`'s table.
 
     A measure ir_measures computes is summed over the queries (:func:`~ir_rarity.engine.aggregate.exact_sums`) and
@@ -132,7 +159,7 @@ def _means(scores: _Scores) -> np.ndarray:
     """
     out = np.empty((len(scores.names), len(scores.measures.measures)))
     for k, (measure, column) in enumerate(zip(scores.measures.measures, scores.measures.columns, strict=True)):
-        if _is_ours(measure):
+        if is_ours(measure):
             out[:, k] = aggregate(measure, scores.values[k])
             continue
         total = exact_sums(scores.values[k])
@@ -141,18 +168,25 @@ def _means(scores: _Scores) -> np.ndarray:
 
 
 @dataclass
-class _Block:
-    """One baseline's columns (``"<m> +"``, ``"<m> -"``, ``"<m> p-value"`` per measure) and each system's values."""
+class Block:
+    """One baseline's columns (``"<m> +"``, ``"<m> -"``, ``"<m> p-value"`` per measure) and each system's values.
+
+    Attributes:
+        baseline: The baseline system's index.
+        suffix: What each column's name ends with (``"(<baseline name>)"`` with several baselines, else empty).
+        rows: Per system, the block's values (None for the baseline's own row).
+    """
 
     baseline: int
     suffix: str
     rows: list[list[Any]]
 
     def column(self, column: str, what: str) -> str:
+        """The name of the block's ``what`` column (``"+"``, ``"-"``, ``"p-value"``...) for a measure's ``column``."""
         return f"{column} {what}{self.suffix}"
 
 
-def _significance(scores: _Scores, options: _Options) -> list[_Block]:
+def significance(scores: Scores, options: Options) -> list[Block]:
     """Per baseline: for each system and measure, queries better, worse, and the test's p-value against it.
 
     As ``pt.Experiment``: paired over the baseline's queries in its order, ``options.test(system, baseline)[1]``.
@@ -167,22 +201,22 @@ def _significance(scores: _Scores, options: _Options) -> list[_Block]:
             base = scores.values[k, b, scores.order[b]]
             for s in range(len(scores.names)):
                 rows[s] += [None] * 3 if s == b else _compare(scores.values[k, s, scores.order[b]], base, measure,
-                                                              options.test)
-        blocks.append(_Block(b, suffix, rows))
+                                                              scores.measures.higher[k], options.test)
+        blocks.append(Block(b, suffix, rows))
     return blocks
 
 
-def _compare(system: np.ndarray, base: np.ndarray, measure: ir_measures.Measure, test: Callable[..., Any]
-             ) -> list[Any]:
+def _compare(system: np.ndarray, base: np.ndarray, measure: ir_measures.Measure, hib: bool,
+             test: Callable[..., Any]) -> list[Any]:
     if skips_undefined(measure):
         keep = ~(np.isnan(system) | np.isnan(base))
         system, base = system[keep], base[keep]
-    hib = higher_is_better(measure)  # a query whose values tie (ir_rarity.stats.ties) is neither better nor worse
+    # a query whose values tie (ir_rarity.stats.ties) is neither better nor worse
     better, worse = int(ties.better(system, base, hib).sum()), int(ties.better(base, system, hib).sum())
     return [better, worse, test(system, base)[1]]
 
 
-def _correct(table: pd.DataFrame, blocks: list[_Block], columns: list[str], options: _Options) -> None:
+def correct(table: pd.DataFrame, blocks: list[Block], columns: list[str], options: Options) -> None:
     """Add ``"<m> reject"`` and ``"<m> p-value corrected"`` after each p-value column, in place.
 
     The correction runs once per measure, over the p-values of every baseline's block together (each without

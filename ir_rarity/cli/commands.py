@@ -36,7 +36,7 @@ from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.base import RarityMeasure
-from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
+from ir_rarity.measures.parse import MeasureLabels, higher_is_better, measure_label, measure_labels, parse_measure
 from ir_rarity.progress import progress_disabled
 from ir_rarity.tables import FORMATS, render
 
@@ -80,20 +80,23 @@ def _runs_spec(specs: Sequence[str]) -> str | list[str]:
     return specs[0] if len(specs) == 1 else list(specs)
 
 
-def _parse_measures(texts: Sequence[str], depth: int | None) -> dict[Any, str]:
+def _parse_measures(texts: Sequence[str], depth: int | None) -> MeasureLabels:
     """Measures from the command line, each -> its column: the text given (less its whitespace), each once.
 
     ``--depth`` sets the S_d depth of rarity measures that give none; the column stays the text given
-    (``-m P_rare@10 --depth 50`` is column ``P_rare@10``, and the caption names the depth).
+    (``-m P_rare@10 --depth 50`` is column ``P_rare@10``, and the caption names the depth). Each text is parsed
+    once (a text given twice too), and the mapping made here is what the evaluation carries: no layer below parses
+    the measures again.
     """
     measures: dict[Any, str] = {}
+    parsed: dict[str, Any] = {}
     for text in texts:
-        measure = parse_measure(text)
+        measure = parsed[text] = parsed[text] if text in parsed else parse_measure(text)
         if (isinstance(measure, RarityMeasure) and depth is not None and "depth" in measure.SUPPORTED_PARAMS
                 and "depth" not in measure.params):
             measure = parse_measure(measure(depth=depth))
         measures.setdefault(measure, measure_label(text))
-    return measures
+    return measure_labels(measures)
 
 
 def _build_pool(runs: Sequence[str], teams: str | None, duplicates: str, keep_depth: int | None = None,

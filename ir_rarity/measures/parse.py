@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,7 +20,8 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["check_params", "higher_is_better", "measure_label", "measure_labels", "parse_measure", "parse_measures"]
+__all__ = ["MeasureLabels", "check_params", "higher_is_better", "measure_label", "measure_labels", "parse_measure",
+           "parse_measures"]
 
 _POSITIVE = ("cutoff", "depth")
 """Integer parameters that must be positive (a rank cutoff, an S_d depth)."""
@@ -65,6 +67,34 @@ def _check_value(name: str, measure_name: str, info: ParamInfo, value: Any) -> N
                              "ir_measures' providers do not support other gains")
 
 
+_CHECKED: dict[int, weakref.ref[ir_measures.Measure]] = {}
+"""The measures :func:`check_params` returned, by identity (``id`` -> a weak reference to the object itself).
+
+A measure is checked where it enters (parsed from its string, or given as an object) and then travels down the
+call; every layer that takes "a measure" calls :func:`parse_measure` on it again, which returns a measure checked
+here at once instead of checking it again (:func:`check_params` itself always checks). Identity, not equality:
+``P_rare(alpha=True)@5`` equals the checked ``P_rare@5`` by ``repr`` (ir_measures' equality) but is not it, so it is
+still checked and refused. An entry goes when its measure is collected."""
+
+
+def _checked(measure: ir_measures.Measure) -> ir_measures.Measure:
+    """Record ``measure`` as checked (see :data:`_CHECKED`) and return it."""
+    key = id(measure)
+
+    def forget(ref: weakref.ref[ir_measures.Measure]) -> None:
+        if _CHECKED.get(key) is ref:
+            del _CHECKED[key]
+
+    _CHECKED[key] = weakref.ref(measure, forget)
+    return measure
+
+
+def _is_checked(measure: Any) -> bool:
+    """Whether ``measure`` is an object :func:`check_params` returned (and so need not be checked again)."""
+    ref = _CHECKED.get(id(measure))
+    return ref is not None and ref() is measure
+
+
 def check_params(measure: ir_measures.Measure) -> ir_measures.Measure:
     """Check every parameter of ``measure`` (any ir_measures measure) and return it, integer floats as floats.
 
@@ -100,14 +130,15 @@ def check_params(measure: ir_measures.Measure) -> ir_measures.Measure:
             measure.validate_params()
         except AssertionError as e:  # a check of ir_measures' not covered above: still one clear line
             raise ParameterError(f"{name}: {' '.join(str(e).split())}") from None
-    return measure
+    return _checked(measure)
 
 
 def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
     """One measure: an ``ir_measures.Measure`` (returned checked) or a string such as ``'P_rare(alpha=0.5)@100'``.
 
     Every measure has its parameters checked here (:func:`check_params`), so a bad value fails before any run is
-    read and before any provider (pytrec_eval) sees it.
+    read and before any provider (pytrec_eval) sees it. A measure this module returned is returned as it is: it is
+    neither parsed nor checked again, so a measure parsed where a call begins can be handed down as it is.
 
     Raises:
         ParameterError: not a measure or string, an unknown measure, bad syntax or a parameter out of range.
@@ -125,6 +156,8 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
             raise ParameterError(f"cannot parse measure {_show(measure, 60)}: {' '.join(str(e).split())}{hint}"
                                  ) from None
     elif isinstance(measure, ir_measures.Measure):
+        if _is_checked(measure):  # made here already (where the call began): neither parsed nor checked again
+            return measure
         parsed = measure
     else:
         raise ParameterError(f"expected a measure (an ir_measures.Measure or a string such as 'P_rare@100'), got "
@@ -206,6 +239,15 @@ def measure_label(text: str) -> str:
     return "".join(part if i % 2 else "".join(part.split()) for i, part in enumerate(parts))
 
 
+class MeasureLabels(dict[ir_measures.Measure, str]):
+    """Measures parsed and checked once, in order, each -> its column name: what :func:`measure_labels` makes.
+
+    The value a call carries down from where it begins (``ir_rarity.evaluate``, ``ir-rarity eval``): every layer
+    below takes it as its measures, and :func:`measure_labels` given one returns it as it is, so no layer parses
+    or labels the measures again.
+    """
+
+
 def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
                    ) -> list[ir_measures.Measure]:
     """A measure, or an iterable of them, as a list of parsed measures (see :func:`parse_measure`).
@@ -217,7 +259,7 @@ def parse_measures(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
 
 
 def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Measure | str]
-                   | Mapping[ir_measures.Measure | str, str]) -> dict[ir_measures.Measure, str]:
+                   | Mapping[ir_measures.Measure | str, str]) -> MeasureLabels:
     """The parsed measures (in order, each once) -> the name the user gave each: the column of every table.
 
     A measure given as a string is named by that string less its whitespace (:func:`measure_label`):
@@ -225,11 +267,14 @@ def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
     object by ``str(measure)``; a
     mapping ``measure -> name`` (what this function returns, or the command line's measures with the text typed)
     keeps its names. A measure named twice (``'P_rare@10'`` and ``'P_rare(alpha=1)@10'``) keeps the first name.
+    A :class:`MeasureLabels` (what this function made) is returned as it is: measures are parsed once per call.
 
     Raises:
         ParameterError: not a measure, a string or an iterable of them, or a bad measure (:func:`parse_measure`).
 
     """
+    if isinstance(measures, MeasureLabels):
+        return measures
     if isinstance(measures, (str, ir_measures.Measure)):
         items: Iterable[tuple[Any, str | None]] = [(measures, None)]
     elif isinstance(measures, Mapping):
@@ -239,7 +284,7 @@ def measure_labels(measures: ir_measures.Measure | str | Iterable[ir_measures.Me
     else:
         raise ParameterError(f"expected measures (a measure, a string or a list of them), got "
                              f"{type(measures).__name__}")
-    labels: dict[ir_measures.Measure, str] = {}
+    labels = MeasureLabels()
     for item, name in items:
         measure = parse_measure(item)
         if measure not in labels:

@@ -76,10 +76,11 @@ def score_matrices(pool: Pool, qrels: Any, measures: Sequence[MeasureLike],
 
     """
     tables = dict(known or {})
-    missing = list(dict.fromkeys(str(parse_measure(m)) for m in measures if str(parse_measure(m)) not in tables))
-    if missing:
-        evaluation = evaluate_campaign(pool, qrels, missing, progress=progress)
-        tables.update({name: evaluation.matrix(name) for name in missing})
+    parsed = {str(m): m for m in map(parse_measure, measures)}  # each parsed once, by its name
+    missing = {name: m for name, m in parsed.items() if name not in tables}
+    if missing:  # the parsed measures, each named str(measure): not parsed again
+        evaluation = evaluate_campaign(pool, qrels, list(missing.values()), progress=progress)
+        tables.update({name: evaluation.matrix(m) for name, m in missing.items()})
     return tables
 
 
@@ -94,8 +95,20 @@ def curve_measures(alphas: Sequence[float], cutoff: int) -> list[str]:
         ``str(measure)`` of every measure, without repeats, in the curve's order.
 
     """
-    wanted = [f"{name}(alpha={alpha:g})@{cutoff}" for name, _ in PAIRS for alpha in (0.0, *alphas)]
-    return list(dict.fromkeys(str(parse_measure(m)) for m in wanted))
+    return list(dict.fromkeys(str(m) for m in _curve(alphas, cutoff).values()))
+
+
+_FAMILIES = {str(m.NAME): m for m in FAMILIES}
+
+
+def _curve(alphas: Sequence[float], cutoff: int) -> dict[tuple[str, float], ir_measures.Measure]:
+    """``(rarity measure name, alpha) -> measure`` of the curve, alpha 0 (the base) first: each made once.
+
+    The measures are made as objects, not parsed from text, with alpha as its name writes it (``alpha:g``, six
+    significant digits), which is the value the text ``f"{name}(alpha={alpha:g})@{cutoff}"`` parses to.
+    """
+    return {(name, alpha): parse_measure(_FAMILIES[name](alpha=float(f"{alpha:g}")) @ cutoff)
+            for name, _ in PAIRS for alpha in (0.0, *alphas)}
 
 
 def _tau_b(means: pd.Series, base: pd.Series) -> float:
@@ -129,13 +142,16 @@ def curve_parameters(alphas: Sequence[float], cutoff: int) -> tuple[list[float],
     return values, int(cutoff)
 
 
-def _pair_records(tables: Mapping[str, pd.DataFrame], name: str, base_label: str, alphas: Sequence[float],
-                  cutoff: int) -> list[dict[str, Any]]:
-    """One row per alpha comparing ``name`` at that alpha with its base measure (``name`` at alpha 0)."""
-    base = run_means(tables[str(parse_measure(f"{name}(alpha=0)@{cutoff}"))])
+def _pair_records(tables: Mapping[str, pd.DataFrame], curve: Mapping[tuple[str, float], ir_measures.Measure],
+                  name: str, base_label: str, alphas: Sequence[float], cutoff: int) -> list[dict[str, Any]]:
+    """One row per alpha comparing ``name`` at that alpha with its base measure (``name`` at alpha 0).
+
+    ``curve`` is :func:`_curve` of ``alphas`` and ``cutoff``.
+    """
+    base = run_means(tables[str(curve[(name, 0.0)])])
     records = []
     for alpha in alphas:
-        measure = str(parse_measure(f"{name}(alpha={alpha:g})@{cutoff}"))
+        measure = str(curve[(name, alpha)])
         means = base if alpha == 0 else run_means(tables[measure])
         records.append({"alpha": alpha, "pair": f"{name} vs {base_label}", "measure": measure,
                         "base": f"{base_label}@{cutoff}", "tau": _tau_b(means, base), "tau_ap": tau_ap(means, base)})
@@ -180,9 +196,10 @@ def tau_alpha_curve(
 
     """
     alpha_values, cutoff = curve_parameters(alphas, cutoff)
-    tables = score_matrices(pool, qrels, curve_measures(alpha_values, cutoff), matrices)
+    curve = _curve(alpha_values, cutoff)
+    tables = score_matrices(pool, qrels, list(dict.fromkeys(curve.values())), matrices)
     records = [record for name, base_label in PAIRS
-               for record in _pair_records(tables, name, base_label, alpha_values, cutoff)]
+               for record in _pair_records(tables, curve, name, base_label, alpha_values, cutoff)]
     out = pd.DataFrame.from_records(records)
     out["tau"] = out["tau"].astype(float)
     out["tau_ap"] = out["tau_ap"].astype(float)

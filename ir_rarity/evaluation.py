@@ -177,9 +177,12 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
     Args:
         campaign: What the runs are scored against (a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`
             or any :class:`~ir_rarity.engine.contract.Campaign`).
-        qrels: Qrels in any shape :func:`ir_rarity.io.frames.as_qrels_frame` accepts, or :class:`Judgments`.
+        qrels: Qrels in any shape :func:`ir_rarity.io.frames.as_qrels_frame` accepts, or :class:`Judgments`
+            (read once, encoded once per campaign vocabulary; the evaluation carries them as
+            ``Evaluation.judgments``).
         measures: A measure or a list of them, as objects or strings in ir_measures syntax; a string given names
-            its measure's column in every table (``Evaluation.labels``).
+            its measure's column in every table (``Evaluation.labels``). The
+            :class:`~ir_rarity.measures.parse.MeasureLabels` of a call is taken as it is (not parsed again).
         runs: Runs to score against the campaign, each on its own (see :func:`read_runs`); None scores the
             campaign's own runs (a pool).
         joint: The given runs join the campaign together (S + k).
@@ -202,8 +205,7 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
     frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
                                                  split_by_tag=split_by_tag, progress=progress,
                                                  scores=campaign.scores)
-    return apply_rule(campaign, judgments.frame, labels, frames, joint=joint, duplicates=duplicates,
-                      progress=progress, encoded_qrels=None if joint else judgments.encoded_for(campaign))
+    return apply_rule(campaign, judgments, labels, frames, joint=joint, duplicates=duplicates, progress=progress)
 
 
 def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:

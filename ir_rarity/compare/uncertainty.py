@@ -34,7 +34,6 @@ from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.weighted import WeightedCampaign, values_under
 from ir_rarity.errors import ParameterError
-from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
 from ir_rarity.progress import counter
@@ -69,7 +68,8 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
 
     Args:
         pool: The campaign (its teams, when built with ``teams``, are what is left out and resampled).
-        qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
+        qrels: Qrels in any shape :meth:`Pool.evaluate` accepts, or the
+            :class:`~ir_rarity.engine.judgments.Judgments` of an evaluation (``Evaluation.judgments``).
         measures: Measures; those that do not depend on the pool are refused.
         resamples: Bootstrap campaigns (0: no bootstrap).
         level: Confidence level of the bootstrap intervals.
@@ -95,7 +95,7 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
         raise ParameterError(f"level must be in (0, 1), got {level}")
     if resamples < 0:
         raise ParameterError(f"resamples must be >= 0, got {resamples}")
-    campaign = WeightedCampaign(pool, pool.encode_qrels(as_qrels_frame(qrels)))
+    campaign = WeightedCampaign(pool, pool.encode_qrels(qrels))  # Judgments: their encoding, not a new one
     n_sys, n_runs = campaign.num_systems, len(pool)
     if resamples:  # the draw: resamples x systems weights, then resamples x runs values of each measure
         check_draws(resamples, "resamples", max(n_sys, n_runs), each="systems")

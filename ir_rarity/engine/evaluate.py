@@ -29,6 +29,7 @@ from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.compute import compute, is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import Campaign, MemberCampaign
 from ir_rarity.engine.joined import JoinedCampaign
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.members import report_members as _report_members
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
@@ -56,7 +57,7 @@ def rows_for_runs(campaign: Campaign, frames: Mapping[str, pd.DataFrame], qrels:
 @without_hugepage_advice
 def apply_rule(
     campaign: Campaign,
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | Judgments,
     measures: Sequence[ir_measures.Measure] | Any,
     runs: Mapping[str, pd.DataFrame] | None = None,
     *,
@@ -69,20 +70,23 @@ def apply_rule(
 
     Args:
         campaign: What the runs are scored against.
-        qrels: Canonical qrels frame (``query_id, doc_id, relevance``).
+        qrels: The :class:`~ir_rarity.engine.judgments.Judgments` (encoded here once per campaign vocabulary, and
+            carried by the result), or a canonical qrels frame (``query_id, doc_id, relevance``).
         measures: Measures (objects or ir_measures strings), ir_rarity's and standard ones, or a mapping
-            ``measure -> column name`` (:func:`~ir_rarity.measures.parse.measure_labels`).
+            ``measure -> column name`` (:func:`~ir_rarity.measures.parse.measure_labels`; the
+            :class:`~ir_rarity.measures.parse.MeasureLabels` it made is taken as it is).
         runs: Run name -> canonical run frame; None evaluates the campaign's own runs (a
             :class:`~ir_rarity.engine.contract.MemberCampaign`).
         joint: Score the given runs as joining the campaign together.
         duplicates: For given runs: ``"error"`` or ``"first"`` (see :func:`~ir_rarity.engine.runs.rank_runs`).
         progress: Progress bar over the runs measures outside the engine go through ir_measures for (None:
             :mod:`ir_rarity.progress`'s default, on a terminal only).
-        encoded_qrels: ``qrels`` already encoded against the campaign's vocabularies (by a caller that scores
-            many runs against one campaign), or None to encode them here.
+        encoded_qrels: ``qrels`` (a frame) already encoded against the campaign's vocabularies (by a caller that
+            scores many runs against one campaign), or None to encode them here.
 
     Returns:
-        An :class:`Evaluation`.
+        An :class:`Evaluation`, carrying the qrels as :class:`~ir_rarity.engine.judgments.Judgments` (with their
+        encoding against the campaign) for the analyses that go on from it.
 
     Raises:
         ParameterError: no runs to evaluate, ``joint`` without runs, or a measure the campaign cannot compute.
@@ -96,10 +100,13 @@ def apply_rule(
     through_ir_measures = [m for m in measure_list if not is_engine_measure(m) and not covers(m)]
     depths = list(dict.fromkeys(s_d_depth(m) for m in engine if getattr(m, "NEEDS_POOL", True)))
     campaign, members_of, names, mode = _what_is_scored(campaign, runs, joint, duplicates)
-    query_vocab, doc_vocab = campaign.vocabularies()
-    if encoded_qrels is None or joint:  # a joined campaign has vocabularies of its own
-        encoded_qrels = encode_qrels(qrels, query_vocab, doc_vocab)
-    encoded = encoded_qrels
+    if isinstance(qrels, Judgments):  # encoded once per vocabulary (a joined campaign has its own)
+        judgments, encoded = qrels, qrels.encoded_for(campaign)
+    else:
+        if encoded_qrels is None or joint:  # a joined campaign has vocabularies of its own
+            encoded_qrels = encode_qrels(qrels, *campaign.vocabularies())
+        judgments, encoded = Judgments.from_encoded(qrels, campaign, encoded_qrels), encoded_qrels
+    qrels = judgments.frame
     _warn_if_degenerate(campaign, engine)
     values: dict[Any, np.ndarray] = {}
     members: dict[str, str] = {}
@@ -128,7 +135,7 @@ def apply_rule(
     run_lengths = _warn_if_lengths_differ(names, longest, asl) if asl else {}
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
-                      qrels=qrels, run_lengths=run_lengths, labels=labels)
+                      qrels=qrels, judgments=judgments, run_lengths=run_lengths, labels=labels)
 
 
 def _what_is_scored(campaign: Campaign, runs: Mapping[str, pd.DataFrame] | None, joint: bool,

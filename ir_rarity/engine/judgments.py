@@ -32,6 +32,17 @@ class Judgments:
         self.frame: pd.DataFrame = qrels.frame if isinstance(qrels, Judgments) else as_qrels_frame(qrels, source)
         self._encoded: list[tuple[pd.Index, pd.Index, EncodedQrels]] = []
 
+    @classmethod
+    def from_encoded(cls, frame: pd.DataFrame, campaign: Campaign, encoded: EncodedQrels) -> Judgments:
+        """The judgments of a canonical qrels ``frame`` already encoded against ``campaign`` (neither done again).
+
+        What :func:`~ir_rarity.engine.evaluate.apply_rule` carries when it is given the frame and its encoding.
+        """
+        judgments = cls.__new__(cls)
+        judgments.frame = frame
+        judgments._encoded = [(*campaign.vocabularies(), encoded)]
+        return judgments
+
     def encoded_for(self, campaign: Campaign) -> EncodedQrels:
         """The qrels encoded against ``campaign``'s vocabularies (kept for the last few vocabularies)."""
         query_vocab, doc_vocab = campaign.vocabularies()

@@ -24,6 +24,7 @@ from ir_rarity.tables import render
 
 if TYPE_CHECKING:
     from ir_rarity.engine.contract import Campaign
+    from ir_rarity.engine.judgments import Judgments
 
 __all__ = ["MODES", "Evaluation"]
 
@@ -50,6 +51,9 @@ class Evaluation:
         mode: ``"members"``, ``"alone"`` or ``"joint"`` (see :data:`MODES`).
         campaign: The campaign itself, for analyses that go on from these values (composition intervals).
         qrels: The qrels the values were computed with (``query_id, doc_id, relevance``).
+        judgments: The same qrels as :class:`~ir_rarity.engine.judgments.Judgments`, holding their encoding
+            against the campaign: analyses that go on from this evaluation (the report's) take them instead of
+            the qrels, so one call encodes the qrels once per campaign vocabulary.
         labels: Measure -> the name the user gave it (the string passed, whitespace-normalised): the column of
             every table. A measure without a label is named ``str(measure)``.
         run_lengths: Evaluated run -> its longest ranking over the qrels' queries, recorded when ASL measures
@@ -67,6 +71,7 @@ class Evaluation:
     mode: str = "members"
     campaign: Campaign | None = field(default=None, repr=False, compare=False)
     qrels: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    judgments: Judgments | None = field(default=None, repr=False, compare=False)
     labels: dict[ir_measures.Measure, str] = field(default_factory=dict)
     run_lengths: dict[str, int] = field(default_factory=dict)
 
@@ -166,7 +171,8 @@ class Evaluation:
         return Evaluation(names=list(names), query_ids=self.query_ids, measures=list(self.measures),
                           values={m: v[rows] for m, v in self.values.items()}, info=self.info,
                           depths=list(self.depths), members={n: self.members[n] for n in names if n in self.members},
-                          mode=self.mode, campaign=self.campaign, qrels=self.qrels, labels=dict(self.labels),
+                          mode=self.mode, campaign=self.campaign, qrels=self.qrels, judgments=self.judgments,
+                          labels=dict(self.labels),
                           run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths})
 
     def _rendered(self, fmt: str) -> str:

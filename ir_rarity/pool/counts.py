@@ -52,6 +52,7 @@ from ir_rarity.engine.codes import (
 )
 from ir_rarity.engine.contract import ASSUMED_MEMBER, CampaignInfo
 from ir_rarity.engine.hashes import match_fingerprints
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.runs import Duplicates, RankedRuns
@@ -329,7 +330,13 @@ class CountTable:
                             depths=(self.depth,), source="count table", scores=self.scores)
 
     def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
-        """Qrels (any accepted shape) encoded against the table's vocabularies."""
+        """Qrels (any accepted shape) encoded against the table's vocabularies.
+
+        :class:`~ir_rarity.engine.judgments.Judgments` are encoded once per vocabulary: given again (by the
+        analyses of one evaluation, ``Evaluation.judgments``), the encoding they hold is returned.
+        """
+        if isinstance(qrels, Judgments):
+            return qrels.encoded_for(self)
         return encode_qrels(as_qrels_frame(qrels, source), self._queries, self._docs, source)
 
     def evaluate(self, qrels: QrelsLike, measures: MeasuresLike, runs: RunsLike, *, by_query: bool = False,

@@ -19,6 +19,7 @@ from ir_rarity.checks import check_depth
 from ir_rarity.engine.codes import ScorePrecision, check_precision, sorted_lookup
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.evaluate import query_positions
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
@@ -410,7 +411,13 @@ class Pool:
         return (*self._probabilities[cutoff], len(self))
 
     def encode_qrels(self, qrels: Any, source: str = "qrels") -> EncodedQrels:
-        """Qrels (any accepted shape) encoded against this pool's vocabularies."""
+        """Qrels (any accepted shape) encoded against this pool's vocabularies.
+
+        :class:`~ir_rarity.engine.judgments.Judgments` are encoded once per vocabulary: given again (by the
+        analyses of one evaluation, ``Evaluation.judgments``), the encoding they hold is returned.
+        """
+        if isinstance(qrels, Judgments):
+            return qrels.encoded_for(self)
         return encode_qrels(as_qrels_frame(qrels, source), self.encoded.queries, self.encoded.docs, source)
 
     def member_rows(self, qrels: EncodedQrels, runs: slice | None = None) -> Rows:

@@ -56,7 +56,8 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     Args:
         sim: The simulation (its strategies and budgets).
         pool: The campaign it was run on.
-        qrels: The full qrels (the oracle of the simulation).
+        qrels: The full qrels (the oracle of the simulation), or their
+            :class:`~ir_rarity.engine.judgments.Judgments` (``Evaluation.judgments``: encoded once, not again).
         measures: Measures to rank runs by (objects or ir_measures strings): P@k, AP, rarity measures...
         depth: The depth the candidates were cut at (None: whole runs); a document is a team's own when no
             other team has it within this depth.
@@ -71,7 +72,7 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
 
     """
     measure_list = parse_measures(measures)
-    judgments = Judgments(qrels)
+    judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)  # an evaluation's: encoded already
     full = evaluation_frame(evaluate_campaign(pool, judgments, measure_list))
     restrictor = Restrictor(pool, judgments)
     loto_depth = _depth_of(sim, pool, depth)

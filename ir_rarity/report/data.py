@@ -23,6 +23,7 @@ import pandas as pd
 from ir_rarity.campaign import unique_relevant
 from ir_rarity.compare.table import CampaignTable, campaign_table
 from ir_rarity.compare.uncertainty import composition, depends_on_pool
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.result import MODES, Evaluation
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures import FAMILIES
@@ -134,6 +135,7 @@ class ReportData:
     meta: pd.DataFrame | None = None
     notes: dict[str, list[str]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    _judgments: Judgments | None = field(default=None, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ shortcuts
     @property
@@ -141,6 +143,19 @@ class ReportData:
         """The campaign's runs, when the evaluation kept them (analyses that re-score need them)."""
         campaign = self.evaluation.campaign
         return campaign if isinstance(campaign, Pool) else None
+
+    @property
+    def judgments(self) -> Judgments | None:
+        """The evaluation's qrels as it carries them (``Evaluation.judgments``), None when it kept none.
+
+        Every analysis of the report takes these, not the qrels: they hold the qrels' encoding against the
+        campaign, made once by the evaluation, so no analysis encodes the same qrels against the same pool again.
+        An evaluation made without them (built by hand) has them made here, once.
+        """
+        ev = self.evaluation
+        if self._judgments is None:
+            self._judgments = ev.judgments if ev.judgments is not None or ev.qrels is None else Judgments(ev.qrels)
+        return self._judgments
 
     @property
     def labels(self) -> list[str]:
@@ -244,13 +259,14 @@ def _rarity(data: ReportData) -> None:
 
 def _unique(data: ReportData) -> None:
     pool, ev = data.pool, data.evaluation
-    if pool is None or ev.qrels is None:
+    judgments = data.judgments
+    if pool is None or ev.qrels is None or judgments is None:
         data.note("unique", "needs the campaign's runs (a pool built from run files)")
         return
     depth = data.depth()
-    data.unique_team = unique_relevant(pool, ev.qrels, depth, by="team").counts.sort_values(
+    data.unique_team = unique_relevant(pool, judgments, depth, by="team").counts.sort_values(
         ascending=False, kind="mergesort")
-    data.unique_run = unique_relevant(pool, ev.qrels, depth, by="run").counts.sort_values(
+    data.unique_run = unique_relevant(pool, judgments, depth, by="run").counts.sort_values(
         ascending=False, kind="mergesort")
     relevant = ev.qrels[ev.qrels["relevance"] >= 1][["query_id", "doc_id"]].astype(str)
     counts = pool.counts(depth).astype({"query_id": str, "doc_id": str})
@@ -276,13 +292,13 @@ def _per_query(data: ReportData) -> None:
 
 
 def _composition(data: ReportData) -> None:
-    pool, ev, s = data.pool, data.evaluation, data.settings
+    pool, s = data.pool, data.settings
     pooled = data.pooled()
     if pool is None or not pooled or pool.num_systems < 2:
         data.note("uncertainty", "composition intervals need the campaign's runs, two systems or more and a "
                                  "rarity measure")
         return
-    data.composition = composition(pool, ev.qrels, pooled, resamples=s.composition_resamples, level=s.ci,
+    data.composition = composition(pool, data.judgments, pooled, resamples=s.composition_resamples, level=s.ci,
                                    seed=s.seed)
 
 
@@ -308,13 +324,13 @@ def _pooling(data: ReportData) -> None:
     if pool is None:
         data.note("pooling", "needs the campaign's runs (a pool built from run files)")
         return
-    sim = simulate(pool, ev.qrels, list(s.strategies), list(s.budgets), seed=s.seed)
+    sim = simulate(pool, data.judgments, list(s.strategies), list(s.budgets), seed=s.seed)
     data.pooling["found"] = sim.table()
     data.pooling["found wide"] = found_table(sim)
     measures = [m for m in ev.measures if not depends_on_pool(m) and getattr(m, "NAME", "") != "ASL"][:1]
     measures += data.pooled()[:1]
     if measures:
-        reuse = reusability(sim, pool, ev.qrels, measures, loto=False)
+        reuse = reusability(sim, pool, data.judgments, measures, loto=False)
         labels = {str(m): ev.label(m) for m in measures}
         data.pooling["reusability"] = reuse.assign(measure=reuse["measure"].map(lambda x: labels.get(x, x)))
 
@@ -322,7 +338,7 @@ def _pooling(data: ReportData) -> None:
 def _meta(data: ReportData) -> None:
     pool, ev, s = data.pool, data.evaluation, data.settings
     if pool is not None and data.pooled():
-        data.tau_alpha = tau_alpha_curve(pool, ev.qrels, s.alphas, data.depth())
+        data.tau_alpha = tau_alpha_curve(pool, data.judgments, s.alphas, data.depth())
     else:
         data.note("meta", "tau vs. alpha needs the campaign's runs and a rarity measure")
     rows = []

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
-from ir_rarity.engine.qrels import UNJUDGED, is_relevant
+from ir_rarity.engine import UNJUDGED, is_relevant
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame

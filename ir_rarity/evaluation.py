@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import ir_measures
-import pandas as pd
 
 from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.contract import Campaign, MemberCampaign
@@ -31,7 +30,7 @@ from ir_rarity.pool.teams import read_teams
 if TYPE_CHECKING:
     from ir_rarity.typing import CampaignLike, MeasuresLike, QrelsLike, RunsLike, TeamsLike
 
-__all__ = ["Evaluation", "check_measure_pools", "evaluate", "evaluate_campaign", "evaluation_frame", "measure_pool"]
+__all__ = ["Evaluation", "check_measure_pools", "evaluate", "evaluate_campaign", "measure_pool"]
 
 
 def evaluate(
@@ -206,25 +205,3 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
                                                  split_by_tag=split_by_tag, progress=progress,
                                                  scores=campaign.scores)
     return apply_rule(campaign, judgments, labels, frames, joint=joint, duplicates=duplicates, progress=progress)
-
-
-def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:
-    """An evaluation as the frame ``Pool.evaluate`` returns.
-
-    Its table, its long per-query values (``by_query``), or the table with a confidence interval of each mean
-    (``ci``, a percentile bootstrap over queries, seed 0).
-
-    Raises:
-        ParameterError: ``ci`` with ``by_query`` (per-query values have no mean to bound).
-
-    """
-    if by_query:
-        if ci is not None:
-            raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")
-        return evaluation.long()
-    if ci is None:
-        return evaluation.table()
-    from ir_rarity.compare.intervals import add_intervals  # scipy is imported only when intervals are asked
-
-    return add_intervals(evaluation.table(), evaluation.values, evaluation.measures, ci,
-                         query_ids=evaluation.query_ids, columns=[evaluation.label(m) for m in evaluation.measures])

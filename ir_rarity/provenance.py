@@ -33,7 +33,7 @@ from typing import Any
 from ir_rarity.errors import InputError
 from ir_rarity.formats import comment, fact_lines, json_for_script, json_text
 from ir_rarity.io.files import write_text
-from ir_rarity.pool.build.paths import expand_run_paths
+from ir_rarity.pool import expand_run_paths
 
 __all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs",
            "json_for_script", "stamp", "write_folder"]

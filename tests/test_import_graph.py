@@ -15,6 +15,7 @@ broken instead.
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -79,10 +80,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.pool"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.integrations.tuples"): LAZY,
     # heavy dependencies, for the path that needs them
-    ("ir_rarity.evaluation", "ir_rarity.compare.intervals"): LAZY_SCIPY,
     # deprecated methods of the campaign objects, kept for a release
     ("ir_rarity.pool.pool", "ir_rarity.evaluation"): DEPRECATED,
     ("ir_rarity.pool.counts", "ir_rarity.evaluation"): DEPRECATED,
+    ("ir_rarity.pool.pool", "ir_rarity.compare.intervals"): DEPRECATED,
+    ("ir_rarity.pool.counts", "ir_rarity.compare.intervals"): DEPRECATED,
     ("ir_rarity.integrations.experiment.rendering", "ir_rarity.compare.intervals"): LAZY_SCIPY,
     ("ir_rarity.integrations.pyterrier", "ir_rarity.io.datasets"): LAZY_DATASETS,
     ("ir_rarity.io.frames", "ir_rarity.io.datasets"): LAZY_DATASETS,
@@ -119,8 +121,25 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool, m
             package = module.split(".") if is_package else module.split(".")[:-1]
             package = package[:len(package) - node.level + 1]
             base = ".".join([*package, base] if base else package)
-        names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        facade = _FACADES.get(base)
+        if facade is not None and all(alias.name in facade for alias in node.names):
+            # a name of a package's public face (ir_rarity.engine, ir_rarity.pool...): an import of its module
+            names = [facade[alias.name] for alias in node.names]
+        else:
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
     yield from (name for name in names if name in modules)
+
+
+def _facades() -> dict[str, dict[str, str]]:
+    """Packages whose names load on first use (PEP 562): package -> public name -> the module defining it."""
+    facades = {}
+    for package in ("ir_rarity.engine", "ir_rarity.pool"):
+        exports = importlib.import_module(package)._LAZY
+        facades[package] = {name: m if m.startswith("ir_rarity.") else f"{package}.{m}" for name, m in exports.items()}
+    return facades
+
+
+_FACADES = _facades()
 
 
 def _imports(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], list[tuple[str, int]]]:

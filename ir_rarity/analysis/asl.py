@@ -15,8 +15,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.asl import per_row_search_length
-from ir_rarity.engine.qrels import is_relevant
+from ir_rarity.engine import is_relevant, per_row_search_length
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
 from ir_rarity.measures.asl import UNRETRIEVED_CHOICES

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
-from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
+from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning, did_you_mean
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
@@ -510,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = [PROG, *(sys.argv[1:] if argv is None else argv)]  # the command outputs record (provenance)
-    from ir_rarity.engine.pages import tune_allocator
+    from ir_rarity.engine import tune_allocator
 
     tune_allocator()  # a command reads whole campaigns: freed buffers are reused, not faulted in again per file
     try:

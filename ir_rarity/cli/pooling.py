@@ -18,7 +18,7 @@ import sys
 import warnings
 from typing import Any
 
-from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
+from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import MemberNotice, ParameterError
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.parse import parse_measures

@@ -2,7 +2,7 @@ r"""Confidence interval columns of a campaign table: each run's mean with its in
 
 The intervals are those of :mod:`ir_rarity.stats.intervals` (a percentile bootstrap over queries, Efron &
 Tibshirani, Chapman & Hall 1993, or Student's t-interval, Biometrika 1908). A measure that
-:func:`skips undefined queries <ir_rarity.engine.aggregate.skips_undefined>` (ASL) is averaged over the queries
+:func:`skips undefined queries <ir_rarity.engine.means.skips_undefined>` (ASL) is averaged over the queries
 with a value, in every resample as in the table.
 
 Given the query ids, the queries are put in natural order of their ids
@@ -13,17 +13,20 @@ the data came in.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from ir_measures import Measure
 
-from ir_rarity.engine.aggregate import skips_undefined
+from ir_rarity.engine import skips_undefined
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats import INTERVALS, bootstrap_interval, natural_order, t_interval
 
-__all__ = ["add_intervals", "interval_columns"]
+if TYPE_CHECKING:
+    from ir_rarity.engine.result import Evaluation
+
+__all__ = ["add_intervals", "evaluation_frame", "interval_columns"]
 
 
 def interval_columns(measure: Measure | str) -> tuple[str, str]:
@@ -78,3 +81,23 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
     out.attrs = {**table.attrs, "interval": {"method": method, "level": level, "resamples": resamples,
                                              "seed": seed}}
     return out
+
+
+def evaluation_frame(evaluation: Evaluation, *, by_query: bool = False, ci: float | None = None) -> pd.DataFrame:
+    """An evaluation as the frame the deprecated ``Pool.evaluate`` and ``CountTable.evaluate`` return.
+
+    Its table, its long per-query values (``by_query``), or the table with a confidence interval of each mean
+    (``ci``, a percentile bootstrap over queries, seed 0).
+
+    Raises:
+        ParameterError: ``ci`` with ``by_query`` (per-query values have no mean to bound).
+
+    """
+    if by_query:
+        if ci is not None:
+            raise ParameterError("ci= gives intervals of each run's mean; with by_query=True there is no mean")
+        return evaluation.long()
+    if ci is None:
+        return evaluation.table()
+    return add_intervals(evaluation.table(), evaluation.values, evaluation.measures, ci,
+                         query_ids=evaluation.query_ids, columns=[evaluation.label(m) for m in evaluation.measures])

@@ -30,9 +30,7 @@ import pandas as pd
 from ir_measures import Measure
 
 from ir_rarity.checks import check_draws
-from ir_rarity.engine.aggregate import aggregate
-from ir_rarity.engine.families import is_engine_measure
-from ir_rarity.engine.weighted import WeightedCampaign, values_under
+from ir_rarity.engine import WeightedCampaign, aggregate, is_engine_measure, values_under
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool

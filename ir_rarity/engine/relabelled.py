@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.codes import encode, pair_keys
 from ir_rarity.engine.compute import compute, s_d_depth
 from ir_rarity.engine.contract import Campaign, MemberCampaign
 from ir_rarity.engine.evaluate import BLOCK_ROWS, apply_rule
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.judgments import Judgments
+from ir_rarity.engine.means import aggregate
 from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
 from ir_rarity.engine.rows import Rows, Selection, Subrows
 from ir_rarity.engine.standard import compute_standard, covers

@@ -16,8 +16,8 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate
 from ir_rarity.engine.contract import CampaignInfo
+from ir_rarity.engine.means import aggregate
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
 from ir_rarity.tables import render

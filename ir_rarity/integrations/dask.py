@@ -33,16 +33,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate
+from ir_rarity.engine import aggregate
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.io.trec import read_trec_run, read_trec_run_block, read_trec_run_table
 from ir_rarity.measures.parse import measure_labels
-from ir_rarity.pool.build.retention import required_depth
-from ir_rarity.pool.build.runs import top_k
-from ir_rarity.pool.build.sources import expand_run_paths, run_name_from_path
+from ir_rarity.pool import expand_run_paths, required_depth, run_name_from_path, top_k
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["evaluate_with_dask", "read_runs_dask"]

@@ -20,13 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ir_rarity.engine.compute import s_d_depth
-from ir_rarity.engine.one_run import CountsCampaign, score_run
+from ir_rarity.engine import s_d_depth, score_run
 from ir_rarity.errors import InputError
 from ir_rarity.measures.base import RarityWeightedMeasure
-from ir_rarity.pool.build.paths import origin_of, run_files
+from ir_rarity.pool import cached_campaign
 from ir_rarity.pool.context import POOL_ENV, active_pool
-from ir_rarity.pool.store.cachefile import cache_dir, cache_key, cache_path, read_cached, touch
 
 if TYPE_CHECKING:
     import ir_measures
@@ -35,14 +33,6 @@ __all__ = ["POOL_ENV", "RUN_NAME", "Columns", "cached_values", "qrels_columns", 
 
 RUN_NAME = "the evaluated run"
 """What the provider calls the run it scores (in the member notice and in errors), whichever way it scores it."""
-_RUN_OPTIONS: dict[str, Any] = {"scores": "float32", "teams": None, "duplicates": "error", "keep_depth": None,
-                                "split_by_tag": None}
-"""What the provider resolves a named campaign with (``resolve_campaign(spec, counts=True, depth=...)``): the
-options of the cache key it counts under."""
-_CAMPAIGNS: dict[str, CountsCampaign] = {}
-"""Cached tables read in this process, by key (a key names the files' signatures: a changed file, a new key)."""
-
-
 class Columns:
     """Qrels or a run as columns: query ids and docnos (numpy unicode arrays) and relevance labels or scores.
 
@@ -104,43 +94,6 @@ def _spec(measure: Any) -> str | None:
     return os.environ.get(POOL_ENV) or None
 
 
-def _campaign(spec: str, depth: int | None) -> CountsCampaign | None:
-    """The cached counts of the run files ``spec`` names, at ``depth``, or None (not cached, not run files)."""
-    folder = cache_dir()
-    if folder is None:
-        return None
-    try:
-        files = run_files(spec)
-    except (InputError, OSError):
-        return None
-    # The key holds the files' signatures and their kind: a table under it was counted from these very files,
-    # unchanged, read as run files (the ordinary path tells a saved pool or count table by its bytes, and keys
-    # its counts as such), so their bytes need not be looked at again here.
-    key = cache_key(origin_of(files, "runs"), depth, **_RUN_OPTIONS)
-    if key is None:
-        return None
-    if key in _CAMPAIGNS:
-        return _CAMPAIGNS[key]
-    path = cache_path(folder, key)
-    try:
-        table = read_cached(path, key, depth)
-        if table is None or table.scores != "float32" or table.num_systems < 2:
-            return None
-        queries, docs = table.vocabulary("queries"), table.vocabulary("docs")
-    except InputError:  # the ordinary path removes it and counts again
-        return None
-    if queries is None or docs is None:
-        return None
-    a = table.arrays
-    campaign = CountsCampaign(queries=queries, docs=docs, query_hash=a["query_hash"], doc_hash=a["doc_hash"],
-                              keys=a["keys"], counts=a["counts"], members=table.members(),
-                              num_systems=table.num_systems, systems=table.systems, n_runs=table.n_runs,
-                              depth=depth, scores=table.scores)
-    touch(path)  # most recently used
-    _CAMPAIGNS[key] = campaign
-    return campaign
-
-
 def cached_values(measures: Sequence[ir_measures.Measure], qrels: Columns, run: Columns
                   ) -> tuple[np.ndarray, dict[Any, np.ndarray]] | None:
     """Per-query values of ``measures`` for ``run``, each against the cached counts its campaign names.
@@ -161,7 +114,7 @@ def cached_values(measures: Sequence[ir_measures.Measure], qrels: Columns, run: 
         if spec is None:
             return None
         groups.setdefault((spec, s_d_depth(measure)), []).append(measure)
-    campaigns = {group: _campaign(*group) for group in groups}
+    campaigns = {group: cached_campaign(*group) for group in groups}
     values: dict[Any, np.ndarray] = {}
     query_ids = np.zeros(0, dtype=str)
     for group, campaign in campaigns.items():

@@ -21,7 +21,7 @@ __all__ = ["MAX_ALPHA", "ExactMeanAgg", "RarityMeasure", "RarityWeightedMeasure"
 class ExactMeanAgg(Agg):
     """Mean of the per-query values with an exactly rounded sum (:func:`math.fsum`).
 
-    Queries added in any order give the same mean, equal to the tables' (:func:`ir_rarity.engine.aggregate.
+    Queries added in any order give the same mean, equal to the tables' (:func:`ir_rarity.engine.means.
     exact_means`). With ``skipna``, NaN values (queries without a value, e.g. ASL without relevant documents) are
     left out; the mean of nothing is NaN.
     """

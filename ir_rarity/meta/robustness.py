@@ -19,9 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_draws
-from ir_rarity.engine.aggregate import exact_means
-from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
-from ir_rarity.engine.samples import SubsetScorer, newcomer_prefix_scores
+from ir_rarity.engine import ENGINE_FAMILIES, SubsetScorer, exact_means, is_engine_measure, newcomer_prefix_scores
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
@@ -81,7 +79,7 @@ def system_count_robustness(
     together by :meth:`SubsetScorer.batch_scores <ir_rarity.engine.samples.SubsetScorer.batch_scores>`: for
     ``P_rare`` and ``AP_rare`` with linear rarity, from a table of misses per pair of runs made once (each trial
     its N x N block); otherwise S_d of a chunk of trials is counted at once and the measure's kernel runs once
-    per chunk. Means are exact (:func:`~ir_rarity.engine.aggregate.exact_means`) and taus
+    per chunk. Means are exact (:func:`~ir_rarity.engine.means.exact_means`) and taus
     :func:`kendall_tau_b_rows`, equal trial by trial to :func:`ir_rarity.stats.kendall_tau_b`; the taus equal
     those of scoring every sample's rows (tested).
 

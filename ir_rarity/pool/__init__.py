@@ -1,35 +1,66 @@
-"""The pool of runs that S_d is counted from, count tables, and the active-pool context.
+"""Campaigns: the pool of runs that S_d is counted from, count tables, teams and the active-pool context.
 
-Submodules load on first use (PEP 562), so that ``ir_rarity.pool.context`` stays free of numpy and pandas.
+This module is the public face of ``ir_rarity.pool`` for the layers above it: they import what they use from here
+(or from the campaign objects' own modules, :mod:`~ir_rarity.pool.pool`, :mod:`~ir_rarity.pool.counts`,
+:mod:`~ir_rarity.pool.teams`, :mod:`~ir_rarity.pool.context`, :mod:`~ir_rarity.pool.resolve`), never from the
+reading and encoding modules (:mod:`ir_rarity.pool.build`) or storage and caches (:mod:`ir_rarity.pool.store`);
+``lint-imports`` holds them to it. Names load on first use (PEP 562), so that ``ir_rarity.pool.context`` stays free
+of numpy and pandas.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ir_rarity.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ir_rarity.pool.context import active_pool
+    from ir_rarity.pool.build.paths import expand_run_paths
+    from ir_rarity.pool.build.retention import required_depth
+    from ir_rarity.pool.build.runs import top_k
+    from ir_rarity.pool.build.sources import run_name_from_path
+    from ir_rarity.pool.context import POOL_ENV, active_pool, require_pool
     from ir_rarity.pool.counts import CountTable, duckdb_counts_sql
     from ir_rarity.pool.pool import Pool
-    from ir_rarity.pool.resolve import resolve_campaign
-
-__all__ = ["CountTable", "Pool", "active_pool", "duckdb_counts_sql", "resolve_campaign"]
+    from ir_rarity.pool.resolve import counts_depth, resolve_campaign
+    from ir_rarity.pool.store.cached import cached_campaign, clear_cached_campaigns
+    from ir_rarity.pool.teams import read_teams, teams_file
 
 _LAZY = {
     "CountTable": "ir_rarity.pool.counts",
     "duckdb_counts_sql": "ir_rarity.pool.counts",
     "Pool": "ir_rarity.pool.pool",
+    "POOL_ENV": "ir_rarity.pool.context",
     "active_pool": "ir_rarity.pool.context",
+    "require_pool": "ir_rarity.pool.context",
+    "counts_depth": "ir_rarity.pool.resolve",
     "resolve_campaign": "ir_rarity.pool.resolve",
+    "read_teams": "ir_rarity.pool.teams",
+    "teams_file": "ir_rarity.pool.teams",
+    "expand_run_paths": "ir_rarity.pool.build.paths",
+    "run_name_from_path": "ir_rarity.pool.build.sources",
+    "top_k": "ir_rarity.pool.build.runs",
+    "required_depth": "ir_rarity.pool.build.retention",
+    "cached_campaign": "ir_rarity.pool.store.cached",
+    "clear_cached_campaigns": "ir_rarity.pool.store.cached",
 }
+"""Public name -> the module that defines it."""
 
+__all__ = [
+    "POOL_ENV",
+    "CountTable",
+    "Pool",
+    "active_pool",
+    "cached_campaign",
+    "clear_cached_campaigns",
+    "counts_depth",
+    "duckdb_counts_sql",
+    "expand_run_paths",
+    "read_teams",
+    "require_pool",
+    "required_depth",
+    "resolve_campaign",
+    "run_name_from_path",
+    "teams_file",
+    "top_k",
+]
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'ir_rarity.pool' has no attribute {name!r}")
-    value = getattr(import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -352,7 +352,7 @@ class CountTable:
             per-query values with ``by_query=True``.
         """
         deprecated("CountTable.evaluate", "ir_rarity.evaluate(runs, qrels, measures, pool=table).table()")
-        from ir_rarity.evaluation import evaluation_frame  # deprecated: the door above the pool
+        from ir_rarity.compare.intervals import evaluation_frame  # deprecated: the layers above the pool
 
         return evaluation_frame(self._evaluation(qrels, measures, runs, joint=joint, duplicates=duplicates,
                                                  progress=progress), by_query=by_query, ci=ci)

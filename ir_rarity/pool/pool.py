@@ -543,7 +543,8 @@ class Pool:
 
         """
         deprecated("Pool.evaluate", "ir_rarity.evaluate(pool, qrels, measures).table()")
-        from ir_rarity.evaluation import evaluate_campaign, evaluation_frame  # deprecated: the door above the pool
+        from ir_rarity.compare.intervals import evaluation_frame  # deprecated: the layers above the pool
+        from ir_rarity.evaluation import evaluate_campaign
 
         result = evaluate_campaign(self, qrels, measures, runs, joint=joint, duplicates=duplicates, progress=progress)
         return evaluation_frame(result, by_query=by_query, ci=ci)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.checks import check_depth
-from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
+from ir_rarity.engine import UNJUDGED, EncodedQrels, is_relevant
 from ir_rarity.errors import ParameterError
 from ir_rarity.pool.pool import Pool
 

@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.campaign import leave_one_team_out
+from ir_rarity.engine import Restrictor, pool_qrels, restricted_scores
 from ir_rarity.engine.judgments import Judgments
-from ir_rarity.engine.relabelled import Restrictor, pool_qrels, restricted_scores
 from ir_rarity.errors import InputError, ParameterError
-from ir_rarity.evaluation import evaluate_campaign, evaluation_frame
+from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import higher_is_better, parse_measures
@@ -73,7 +73,7 @@ def reusability(sim: Simulation, pool: Pool, qrels: Any, measures: Any, *, depth
     """
     measure_list = parse_measures(measures)
     judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)  # an evaluation's: encoded already
-    full = evaluation_frame(evaluate_campaign(pool, judgments, measure_list))
+    full = evaluate_campaign(pool, judgments, measure_list).table()
     restrictor = Restrictor(pool, judgments)
     loto_depth = _depth_of(sim, pool, depth)
     team_list = None if teams is None else list(teams)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import exact_means
+from ir_rarity.engine import exact_means
 from ir_rarity.errors import InputError
 
 __all__ = ["BLOCK_ELEMENTS", "check_scores", "direction_of", "group_moments", "in_natural_order", "natural_order",
@@ -104,7 +104,7 @@ def run_means(scores_or_means: pd.DataFrame | pd.Series) -> pd.Series:
     """Each run's mean over its queries with a score, or the given Series of means.
 
     The mean of run r is ``m_r = (1 / |Q_r|) * sum_{q in Q_r} s_{r,q}``, ``Q_r`` the queries with a non-missing
-    score for r, the sum exactly rounded (:func:`ir_rarity.engine.aggregate.exact_means`: the same values in any
+    score for r, the sum exactly rounded (:func:`ir_rarity.engine.means.exact_means`: the same values in any
     order give the same mean); NaN when r has no score at all.
 
     Args:

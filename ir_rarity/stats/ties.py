@@ -1,6 +1,6 @@
 r"""When two scores are a tie: the one rule every statistic that compares means or per-query values applies.
 
-Means are exactly rounded sums divided by a count (:func:`ir_rarity.engine.aggregate.exact_means`), so runs whose
+Means are exactly rounded sums divided by a count (:func:`ir_rarity.engine.means.exact_means`), so runs whose
 per-query values are the same multiset get the same float whatever the order of their queries. Two runs can still
 have mathematically equal means through different per-query values (``0.4 + 0.5`` and ``0.45 + 0.45``), whose
 floating-point representations differ in their last bits. So every comparison that decides a tie (ranks,

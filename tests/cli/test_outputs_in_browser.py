@@ -9,53 +9,23 @@ test skips, except in CI (``IR_RARITY_CI=1``), where it fails.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from chromium import chromium
 from hostile_names import hostile_campaign, markdown_to_html
 
 import ir_rarity
 from ir_rarity.cli import main
 from ir_rarity.compare import campaign_table
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-OPTIONS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1000,800"]
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    missing = [f"{p} (apt-get install -y chromium chromium-driver)" for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("selenium (pip install selenium)")
-    if missing:
-        reason = "no browser to open the outputs in: " + ", ".join(missing)
-        if os.environ.get("IR_RARITY_CI") == "1":
-            pytest.fail(reason + " (IR_RARITY_CI=1: CI must test the outputs in a browser)")
-        pytest.skip(reason)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="ir-rarity-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for option in [*OPTIONS, f"--user-data-dir={profile}"]:
-        options.add_argument(option)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium("open the outputs in a browser", window="1000,800")
 
 
 def _page(browser: Any, path: Path, body: str) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ir_rarity.engine import aggregate
-from ir_rarity.engine.aggregate import FSUM_ROWS, exact_sums
+from ir_rarity.engine import means
+from ir_rarity.engine.means import FSUM_ROWS, exact_sums
 
 
 def _fsum_rows(values: np.ndarray) -> np.ndarray:
@@ -65,18 +65,18 @@ def test_hard_rows_equal_fsum_and_exact_fractions() -> None:
 def test_the_vectorized_pass_proves_most_rows_and_leaves_hard_ones_to_fsum(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(4)
     easy = rng.random((5000, 30))
-    sums, proven = aggregate._proven_sums(np.ascontiguousarray(easy.T))
+    sums, proven = means._proven_sums(np.ascontiguousarray(easy.T))
     assert proven.mean() > 0.999
     _assert_same_floats(sums[proven], _fsum_rows(easy[proven]))
     midpoints = np.zeros((100, 30))
     midpoints[:, 0], midpoints[:, 1] = 1.0, 2.0**-53  # exactly on a boundary, errors added up exactly: proven
-    sums, proven = aggregate._proven_sums(np.ascontiguousarray(midpoints.T))
+    sums, proven = means._proven_sums(np.ascontiguousarray(midpoints.T))
     assert proven.all() and (sums == 1.0).all()  # ties to even
     midpoints[:, 2] = 2.0**-160  # the errors' sum rounds, and the result is within B of the boundary: not shown
-    assert not aggregate._proven_sums(np.ascontiguousarray(midpoints.T))[1].any()
+    assert not means._proven_sums(np.ascontiguousarray(midpoints.T))[1].any()
     calls: list[int] = []
-    fsums = aggregate._fsums
-    monkeypatch.setattr(aggregate, "_fsums", lambda v: calls.append(len(v)) or fsums(v))
+    fsums = means._fsums
+    monkeypatch.setattr(means, "_fsums", lambda v: calls.append(len(v)) or fsums(v))
     _assert_same_floats(exact_sums(np.vstack([easy, midpoints])), _fsum_rows(np.vstack([easy, midpoints])))
     assert 100 <= sum(calls) < 200
 

@@ -31,6 +31,7 @@ from ir_rarity.pool.counts import CountTable
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.resolve import clear_cache
 from ir_rarity.pool.store import cache, cachefile
+from ir_rarity.pool.store.cached import cached_campaign, clear_cached_campaigns
 from ir_rarity.pool.store.npz import pack_strings, string_array
 
 QRELS = ("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d4 1\nq2 0 d5 2\nq3 0 d9 1\n"
@@ -56,10 +57,10 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(tuples.POOL_ENV, raising=False)
     clear_cache()
-    tuples._CAMPAIGNS.clear()
+    clear_cached_campaigns()
     yield tmp_path / "cache"
     clear_cache()
-    tuples._CAMPAIGNS.clear()
+    clear_cached_campaigns()
 
 
 @pytest.fixture
@@ -151,7 +152,7 @@ def test_a_changed_run_file_is_a_new_key(campaign: Path, monkeypatch: pytest.Mon
     before = _by_query(campaign, str(campaign / "new"), measures)
     assert "counted S_d" in capsys.readouterr().err
     (campaign / "runs" / "b").write_text(RUNS["b"].replace("d5", "d2"))
-    tuples._CAMPAIGNS.clear()  # another process
+    clear_cached_campaigns()  # another process
     clear_cache()
     after = _by_query(campaign, str(campaign / "new"), measures)
     assert "counted S_d" in capsys.readouterr().err and after != before
@@ -294,7 +295,7 @@ def test_a_cached_vocabulary_out_of_order_goes_the_ordinary_way(campaign: Path, 
                            keys=table.arrays["keys"], counts=table.arrays["counts"], members=table.members(),
                            num_systems=table.num_systems, systems=table.systems, n_runs=table.n_runs, depth=2,
                            scores=table.scores)
-    tuples._CAMPAIGNS.clear()
+    clear_cached_campaigns()
     clear_cache()
-    assert tuples._campaign(str(campaign / "runs"), 2) is None
+    assert cached_campaign(str(campaign / "runs"), 2) is None
     assert _by_query(campaign, str(campaign / "new"), measures) == expected

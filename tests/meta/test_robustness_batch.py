@@ -11,7 +11,7 @@ import pytest
 from ir_rarity import Pool
 from ir_rarity.datasets import covid_round1
 from ir_rarity.engine import samples
-from ir_rarity.engine.aggregate import exact_means
+from ir_rarity.engine.means import exact_means
 from ir_rarity.engine.samples import BATCHED_FAMILIES, SubsetScorer
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import parse_measure

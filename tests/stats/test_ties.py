@@ -18,7 +18,7 @@ from scipy import stats as sps
 from ir_rarity.campaign import _rank_among
 from ir_rarity.compare import compare_values
 from ir_rarity.compare.uncertainty import ranks
-from ir_rarity.engine.aggregate import aggregate, exact_means, exact_sums
+from ir_rarity.engine.means import aggregate, exact_means, exact_sums
 from ir_rarity.measures.base import ExactMeanAgg
 from ir_rarity.meta import system_ranking
 from ir_rarity.meta.curves import score_matrices, tau_alpha_curve

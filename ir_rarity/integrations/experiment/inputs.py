@@ -18,7 +18,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import skips_undefined
+from ir_rarity.engine import skips_undefined
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.base import RarityMeasure

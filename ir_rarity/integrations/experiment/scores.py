@@ -16,7 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.aggregate import aggregate, exact_sums, skips_undefined
+from ir_rarity.engine import aggregate, exact_sums, skips_undefined
 from ir_rarity.errors import InputError
 from ir_rarity.evaluation import evaluate
 from ir_rarity.integrations.experiment.execution import Run
@@ -150,7 +150,7 @@ def _order_of(run: Run, position: Mapping[str, int], extra: Mapping[str, int], s
 def means_of(scores: Scores) -> np.ndarray:
     """``(n_systems, n_measures)`` means, with exactly rounded sums, as :func:`ir_rarity.evaluate`'s table.
 
-    A measure ir_measures computes is summed over the queries (:func:`~ir_rarity.engine.aggregate.exact_sums`) and
+    A measure ir_measures computes is summed over the queries (:func:`~ir_rarity.engine.means.exact_sums`) and
     divided by their number (only summed, for the counts of :data:`NOT_AVERAGED`, as ``pt.Experiment``);
     ir_rarity's measures are averaged by their own aggregator (skipping undefined queries, e.g. ASL).
     ``pt.Experiment`` adds the values left to right in the order it meets the queries, which can differ from the

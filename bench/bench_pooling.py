@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity import Pool
-from ir_rarity.pooling import MMNS, MTF, RBP, RRF, Candidates, DepthK, RarityRBP
+from ir_rarity.judging import MMNS, MTF, RBP, RRF, Candidates, DepthK, RarityRBP
 
 
 def synthetic_campaign(n_runs: int, depth: int, n_topics: int, seed: int) -> tuple[dict[str, pd.DataFrame],

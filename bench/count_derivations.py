@@ -42,7 +42,7 @@ import ir_rarity.engine.qrels
 import ir_rarity.io.trec
 import ir_rarity.measures.parse
 import ir_rarity.report
-from ir_rarity.datasets import covid_round1
+from ir_rarity.data import covid_round1
 
 EVAL_MEASURES = ["P@10", "P_rare(alpha=0.5)@100", "AP_rare", "ASL@g1-10"]
 

@@ -19,7 +19,7 @@ import pandas as pd
 from ir_rarity import Pool, covid_round1, read_trec_qrels
 from ir_rarity.campaign import unique_relevant
 from ir_rarity.errors import MemberNotice
-from ir_rarity.pooling import (
+from ir_rarity.judging import (
     contributing_runs,
     found_table,
     incomplete_judgments,
@@ -29,7 +29,7 @@ from ir_rarity.pooling import (
     simulate,
     write_report,
 )
-from ir_rarity.pooling.report import reusability_table
+from ir_rarity.judging.summary import reusability_table
 from ir_rarity.tables import render_frame
 
 STRATEGIES = ["depth", "depth(ties=runs)", "rbp(p=0.8)", "rrf(k=60)", "mtf", "mtf(rule=skip)", "mmns(gamma=0.9)",

@@ -21,7 +21,7 @@ Errors and warnings
     :class:`RarityError`, :class:`InputError`, :class:`ParameterError`, ... (:mod:`ir_rarity.errors`).
 Subpackages
     :mod:`~ir_rarity.compare` (campaign tables, significance), :mod:`~ir_rarity.stats` (statistics),
-    :mod:`~ir_rarity.meta` (meta-evaluation), :mod:`~ir_rarity.pooling` (judging strategies),
+    :mod:`~ir_rarity.meta` (meta-evaluation), :mod:`~ir_rarity.judging` (judging strategies),
     :mod:`~ir_rarity.analysis` (where relevant documents lie).
 
 Importing the package registers its measures with ir_measures, so that after ``import ir_rarity``,
@@ -58,7 +58,7 @@ from ir_rarity.measures import (
 if TYPE_CHECKING:
     from ir_rarity import campaign
     from ir_rarity.campaign import judging_pool, leave_one_team_out, unique_relevant, unjudged_share
-    from ir_rarity.datasets import covid_round1
+    from ir_rarity.data import covid_round1
     from ir_rarity.engine.result import Evaluation
     from ir_rarity.evaluation import evaluate
     from ir_rarity.integrations.pyterrier import Experiment
@@ -79,7 +79,7 @@ _LAZY = {
     "leave_one_team_out": "ir_rarity.campaign",
     "unique_relevant": "ir_rarity.campaign",
     "unjudged_share": "ir_rarity.campaign",
-    "covid_round1": "ir_rarity.datasets",
+    "covid_round1": "ir_rarity.data",
     "Experiment": "ir_rarity.integrations.pyterrier",
     "read_trec_qrels": "ir_rarity.io",
     "read_trec_run": "ir_rarity.io",

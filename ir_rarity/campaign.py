@@ -147,7 +147,7 @@ def leave_one_team_out(pool: Pool, qrels: Any, measures: Any, depth: int, teams:
       non-relevant (P, AP, nDCG, the rarity measures, ``U_novel``...) the two are the same;
     * **pool**: T's runs leave the pool, so S and S_d come from the other teams' runs only
       (``pool.subset``), and each of T's runs is scored against that pool on its own, as a new system joining
-      it (S + 1, its own documents counted in S_d: the evaluation rule of :mod:`ir_rarity.engine.evaluate`).
+      it (S + 1, its own documents counted in S_d: the evaluation rule of :mod:`ir_rarity.engine.rule`).
 
     The other teams' runs are scored in the same setting (reduced qrels, pool without T). A run's ``rank`` is
     1 + the number of *other teams'* runs with a strictly better score (in the measure's direction) in the full

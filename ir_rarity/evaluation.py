@@ -15,9 +15,9 @@ import ir_measures
 
 from ir_rarity.engine.codes import ScorePrecision
 from ir_rarity.engine.contract import Campaign, MemberCampaign
-from ir_rarity.engine.evaluate import apply_rule
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.result import Evaluation
+from ir_rarity.engine.rule import apply_rule
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.datasets import expand_official
@@ -171,7 +171,7 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
                       runs: RunsLike | None = None, *, joint: bool = False,
                       duplicates: Duplicates = "error", split_by_tag: bool | None = None,
                       progress: bool | None = None) -> Evaluation:
-    """Score runs against ``campaign`` by the one rule (:mod:`ir_rarity.engine.evaluate`).
+    """Score runs against ``campaign`` by the one rule (:mod:`ir_rarity.engine.rule`).
 
     Args:
         campaign: What the runs are scored against (a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`

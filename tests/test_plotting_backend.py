@@ -19,8 +19,8 @@ from ir_rarity.analysis.plots import plot_asl_distribution
 from ir_rarity.compare.plots import plot_composition
 from ir_rarity.compare.uncertainty import composition
 from ir_rarity.meta.plots import plot_tau_alpha
-from ir_rarity.pooling import simulate
-from ir_rarity.pooling.report import plot_budget_curves, plot_reusability
+from ir_rarity.judging import simulate
+from ir_rarity.judging.summary import plot_budget_curves, plot_reusability
 
 runs = ir_rarity.read_trec_run(covid_round1.runs)
 qrels = ir_rarity.read_trec_qrels(covid_round1.qrels)

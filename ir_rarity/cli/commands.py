@@ -337,7 +337,7 @@ def _cmd_pool(args: argparse.Namespace) -> int:
 
 def _cmd_meta(args: argparse.Namespace) -> int:
     try:
-        from ir_rarity.meta.report import write_report
+        from ir_rarity.meta.summary import write_report
     except ImportError as e:
         raise _UsageError(f"meta-evaluation reports are not available in this version of ir_rarity ({e})") from None
     from ir_rarity.io.frames import as_qrels_frame
@@ -371,7 +371,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import ir_measures
     import pandas as pd
 
-    from ir_rarity.datasets import covid_round1
+    from ir_rarity.data import covid_round1
     from ir_rarity.evaluation import evaluate
     from ir_rarity.io.frames import as_qrels_frame
     from ir_rarity.stats.ties import rank
@@ -497,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=10, help="rows per table (default 10)")
     p.set_defaults(func=_cmd_demo)
 
-    # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.pooling)
+    # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.judging)
     _add_absolute_paths_option(add_pooling_parser(sub))
     from ir_rarity.cli.report import add_report_command
 

@@ -5,7 +5,7 @@
     ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...] [--total] [--depth K]
                       [-m MEASURE...] [--loto-teams N|all] [--leaderboard CSV[:COLUMN]] [--incomplete] [--no-plots]
 
-The report folder gets CSVs, PNG curves and ``summary.md`` (:func:`ir_rarity.pooling.report.write_report`).
+The report folder gets CSVs, PNG curves and ``summary.md`` (:func:`ir_rarity.judging.summary.write_report`).
 The folder is checked against every input by :func:`ir_rarity.io.guard.check_outputs` before anything is read,
 and every input (qrels, runs, teams, leaderboard) is read and checked before the simulation starts.
 Progress bars appear on stderr when it is a terminal.
@@ -74,8 +74,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _inputs(args: argparse.Namespace) -> list[str | None]:
+    from ir_rarity.judging.reuse import leaderboard_spec
     from ir_rarity.pool.teams import teams_file
-    from ir_rarity.pooling.reuse import leaderboard_spec
 
     extras = [leaderboard_spec(args.leaderboard)[0]] if args.leaderboard else []
     extras += [str(teams_file(args.teams))] if args.teams else []
@@ -116,9 +116,9 @@ def _read_inputs(args: argparse.Namespace) -> tuple[Any, Any, list[str] | None]:
 
     """
     from ir_rarity.io.frames import as_qrels_frame
+    from ir_rarity.judging.reuse import check_official, contributing_runs
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.teams import read_teams
-    from ir_rarity.pooling.reuse import check_official, contributing_runs
 
     team_map = read_teams(args.teams) if args.teams else None
     official = contributing_runs(args.leaderboard, args.official_column) if args.leaderboard else None
@@ -136,11 +136,11 @@ def run(args: argparse.Namespace) -> int:
     Every argument and input file is checked before the simulation starts.
     """
     from ir_rarity.checks import check_depth
-    from ir_rarity.pooling.incomplete import incomplete_judgments
-    from ir_rarity.pooling.report import found_table, write_report
-    from ir_rarity.pooling.reuse import official_vs_all, reusability
-    from ir_rarity.pooling.simulation import check_budgets, simulate
-    from ir_rarity.pooling.strategies import parse_strategy
+    from ir_rarity.judging.incomplete import incomplete_judgments
+    from ir_rarity.judging.reuse import official_vs_all, reusability
+    from ir_rarity.judging.simulation import check_budgets, simulate
+    from ir_rarity.judging.strategies import parse_strategy
+    from ir_rarity.judging.summary import found_table, write_report
     from ir_rarity.tables import render_frame
 
     check_stdin_once([("QRELS", args.qrels), ("RUNS", args.runs), ("--teams", args.teams)])

@@ -2,10 +2,10 @@
 
 :func:`rows_against` turns runs ranked and encoded against a campaign (:class:`~ir_rarity.engine.runs.RankedRuns`)
 into the :class:`~ir_rarity.engine.rows.Rows` the kernels read, counted by the rule of
-:mod:`ir_rarity.engine.evaluate`: a run equal to a member (asked of the campaign,
+:mod:`ir_rarity.engine.rule`: a run equal to a member (asked of the campaign,
 :meth:`~ir_rarity.engine.contract.Campaign.find_members`) keeps the campaign's S and S_d; any other run scores as
 if it alone had joined, S + 1 and its own rows within the depth added to S_d. :func:`ir_rarity.evaluate` (through
-:func:`~ir_rarity.engine.evaluate.apply_rule`) and the provider's one-run path (:mod:`ir_rarity.engine.one_run`)
+:func:`~ir_rarity.engine.rule.apply_rule`) and the provider's one-run path (:mod:`ir_rarity.engine.one_run`)
 both score runs here. numpy alone: the one-run path must not import pandas.
 """
 

@@ -36,7 +36,7 @@ class Judgments:
     def from_encoded(cls, frame: pd.DataFrame, campaign: Campaign, encoded: EncodedQrels) -> Judgments:
         """The judgments of a canonical qrels ``frame`` already encoded against ``campaign`` (neither done again).
 
-        What :func:`~ir_rarity.engine.evaluate.apply_rule` carries when it is given the frame and its encoding.
+        What :func:`~ir_rarity.engine.rule.apply_rule` carries when it is given the frame and its encoding.
         """
         judgments = cls.__new__(cls)
         judgments.frame = frame

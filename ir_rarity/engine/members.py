@@ -1,6 +1,6 @@
 """The one notice naming the evaluated runs scored as the campaign members they equal (numpy free).
 
-Shared by the evaluation rule (:mod:`ir_rarity.engine.evaluate`) and the provider's warm path
+Shared by the evaluation rule (:mod:`ir_rarity.engine.rule`) and the provider's warm path
 (:mod:`ir_rarity.integrations.warm`), so the notice reads the same whichever path scored the run.
 """
 

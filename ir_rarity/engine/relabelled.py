@@ -1,6 +1,6 @@
 r"""Scoring a campaign's members under many relabellings of one qrels, in one pass over their rows.
 
-The reusability experiment of :mod:`ir_rarity.pooling.reuse` (Zobel, SIGIR 1998) scores every run under the qrels
+The reusability experiment of :mod:`ir_rarity.judging.reuse` (Zobel, SIGIR 1998) scores every run under the qrels
 of many simulated pools: each the full judgments with the labels outside the pool set to 0. For measures whose value
 of a ranking depends on its relevant rows only, the rows that can be relevant under some labelling are gathered once
 per block of runs, with their S_d, and each labelling relabels and scores them with the engine's kernels. This is
@@ -20,12 +20,12 @@ import pandas as pd
 from ir_rarity.engine.codes import encode, pair_keys
 from ir_rarity.engine.compute import compute, s_d_depth
 from ir_rarity.engine.contract import Campaign, MemberCampaign
-from ir_rarity.engine.evaluate import BLOCK_ROWS, apply_rule
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.means import aggregate
 from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
 from ir_rarity.engine.rows import Rows, Selection, Subrows
+from ir_rarity.engine.rule import BLOCK_ROWS, apply_rule
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.io.frames import as_qrels_frame
 
@@ -198,7 +198,7 @@ def restricted_scores(pool: MemberCampaign, restrictor: Restrictor, restricted: 
 
     The measures that read relevant rows only are scored for every restricted qrels in one pass
     (:func:`relabelled_values`); any other measure, or qrels not shared with the full encoding, by the engine's
-    rule (:func:`~ir_rarity.engine.evaluate.apply_rule`) once per restricted qrels.
+    rule (:func:`~ir_rarity.engine.rule.apply_rule`) once per restricted qrels.
 
     Args:
         pool: The campaign whose members are scored.

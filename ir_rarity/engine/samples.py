@@ -28,13 +28,13 @@ from ir_measures import Measure
 from ir_rarity.engine.affine import is_affine
 from ir_rarity.engine.codes import sorted_lookup
 from ir_rarity.engine.compute import compute, s_d_depth
-from ir_rarity.engine.evaluate import rows_for_runs
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.kernels import block_rows
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.overlaps import MissTable
 from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rows import Rows, Selection, Subrows
+from ir_rarity.engine.rule import rows_for_runs
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.base import RarityMeasure

@@ -4,7 +4,7 @@ A *weighted campaign* counts system :math:`s` (a run, or a team for a pool built
 :math:`S = \sum_s w_s` and :math:`S_d = \sum_s w_s\,[s \text{ retrieved } d \text{ within the depth}]`, and for the
 novelty utility each run's reading probabilities count :math:`w` times. Weights of 1 give the pool itself; a 0
 leaves a system out (leave-one-team-out); multinomial weights are a bootstrap over systems. Every member run is
-scored by the one evaluation rule (:mod:`ir_rarity.engine.evaluate`): a run whose system is in the campaign is a
+scored by the one evaluation rule (:mod:`ir_rarity.engine.rule`): a run whose system is in the campaign is a
 member; a run whose system has weight 0 is scored as if it alone had joined (:math:`S + 1`, its own documents
 counted in :math:`S_d`).
 

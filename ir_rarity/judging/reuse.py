@@ -33,9 +33,9 @@ from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.judging.simulation import Simulation
 from ir_rarity.measures.parse import higher_is_better, parse_measures
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.progress import progress as progress_bar
 from ir_rarity.stats import kendall_tau, tau_ap
 from ir_rarity.stats.ties import rank

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.errors import ParameterError
+from ir_rarity.judging.candidates import Candidates
+from ir_rarity.judging.strategies import JudgingOrder, Strategy, parse_strategy
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pooling.candidates import Candidates
-from ir_rarity.pooling.strategies import JudgingOrder, Strategy, parse_strategy
 from ir_rarity.progress import progress as progress_bar
 
 __all__ = ["Simulation", "check_budgets", "query_budgets", "simulate"]
@@ -141,7 +141,7 @@ def simulate(pool: Pool, qrels: Any, strategies: Sequence[str | Strategy], budge
         pool: The campaign's runs.
         qrels: Its judgments: the oracle (outside them, a document counts as non-relevant).
         strategies: Strategies, as objects or specs (``'rbp(p=0.8)'``, see
-            :func:`~ir_rarity.pooling.strategies.parse_strategy`).
+            :func:`~ir_rarity.judging.strategies.parse_strategy`).
         budgets: Budgets, judgments per query (or totals with ``total=True``).
         total: Budgets are totals, shared equally among queries.
         depth: Only the runs' top ``depth`` documents are candidates (None: whole runs).

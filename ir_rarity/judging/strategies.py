@@ -1,6 +1,6 @@
 r"""Judging strategies: the order in which each query's documents are given to the assessors.
 
-A strategy turns :class:`~ir_rarity.pooling.candidates.Candidates` into a :class:`JudgingOrder`: per query, the
+A strategy turns :class:`~ir_rarity.judging.candidates.Candidates` into a :class:`JudgingOrder`: per query, the
 documents in the order they are judged. The pool at a budget of b judgments per query is the first b of them.
 
 Non-adaptive strategies score every document from the runs' ranks alone, over whole arrays (no loop per
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.errors import ParameterError
-from ir_rarity.pooling.candidates import Candidates
+from ir_rarity.judging.candidates import Candidates
 
 __all__ = [
     "MMNS",

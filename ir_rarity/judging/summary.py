@@ -15,8 +15,8 @@ import pandas as pd
 
 from ir_rarity.io.files import write_text
 from ir_rarity.io.guard import OutputFolder
+from ir_rarity.judging.simulation import Simulation
 from ir_rarity.plotting import new_figure, written
-from ir_rarity.pooling.simulation import Simulation
 from ir_rarity.tables import render_frame
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def found_table(sim: Simulation, column: str = "relevant") -> pd.DataFrame:
 
 
 def reusability_table(table: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """The rows of :func:`~ir_rarity.pooling.reuse.reusability` for one measure, without that column."""
+    """The rows of :func:`~ir_rarity.judging.reuse.reusability` for one measure, without that column."""
     return table[table["measure"] == measure].drop(columns="measure").reset_index(drop=True)
 
 

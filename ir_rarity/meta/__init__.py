@@ -9,7 +9,7 @@ ECIR 2023, Sections 3 and 4.2-4.5, on any campaign:
 * :mod:`~ir_rarity.meta.stability`: stability under topic subsampling (Section 4.4, Table 2);
 * :mod:`~ir_rarity.meta.robustness`: the number of systems (Algorithm 1, Table 3) and the synthetic systems
   (Figure 1);
-* :mod:`~ir_rarity.meta.plots` and :mod:`~ir_rarity.meta.report`: the figures and the report.
+* :mod:`~ir_rarity.meta.plots` and :mod:`~ir_rarity.meta.summary`: the figures and the report.
 
 The statistics themselves (Kendall's tau, tau_AP, the significance tests) live in :mod:`ir_rarity.stats`;
 :func:`kendall_tau` and :func:`tau_ap` are offered here too.
@@ -21,9 +21,9 @@ from ir_rarity.meta.curves import per_query_matrix, tau_alpha_curve
 from ir_rarity.meta.discriminative import DiscriminativePowerResult, discriminative_power
 from ir_rarity.meta.plots import plot_robustness, plot_synthetic, plot_tau_alpha
 from ir_rarity.meta.rankings import system_ranking
-from ir_rarity.meta.report import MetaReport, compute_report, save_report, write_report
 from ir_rarity.meta.robustness import synthetic_rank_curve, system_count_robustness
 from ir_rarity.meta.stability import StabilityResult, stability
+from ir_rarity.meta.summary import MetaReport, compute_report, save_report, write_report
 from ir_rarity.stats import kendall_tau, tau_ap
 
 __all__ = [

@@ -18,13 +18,13 @@ import pandas as pd
 from ir_rarity.checks import check_depth
 from ir_rarity.engine.codes import ScorePrecision, check_precision, sorted_lookup
 from ir_rarity.engine.contract import CampaignInfo
-from ir_rarity.engine.evaluate import query_positions
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.novelty import probability_table
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels, is_relevant
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows, Selection
+from ir_rarity.engine.rule import query_positions
 from ir_rarity.engine.runs import Duplicates, RankedRuns, content_hashes, rank_runs, run_fingerprints, string_hashes
 from ir_rarity.errors import InputError, ParameterError, deprecated, did_you_mean
 from ir_rarity.io.frames import as_qrels_frame, as_run_frame
@@ -519,7 +519,7 @@ class Pool:
         :mod:`ir_rarity.engine.standard`) are computed by the vectorized engine over all runs together; any
         other measure by ir_measures, run by run. Each run's value is the mean over all
         queries of the qrels; a query the run lacks scores the measure's default (0 for P, AP and the rarity
-        measures), as in trec_eval and ir_measures. See :mod:`ir_rarity.engine.evaluate` for the rule.
+        measures), as in trec_eval and ir_measures. See :mod:`ir_rarity.engine.rule` for the rule.
 
         Args:
             qrels: A qrels DataFrame, a TREC qrels path, an ir_measures qrels iterable, or an ir_datasets id.

@@ -4,7 +4,7 @@ Nothing here computes a statistic of its own: the values are the evaluation's (`
 ``attrs()``), and the rest comes from the package's analyses: :func:`~ir_rarity.compare.campaign_table`
 (intervals, significance), :func:`~ir_rarity.compare.composition`, :func:`~ir_rarity.campaign.unique_relevant`,
 :func:`~ir_rarity.stats.ties.rank` and :func:`~ir_rarity.stats.ties.differences`,
-:func:`~ir_rarity.pooling.simulate` / :func:`~ir_rarity.pooling.reusability`,
+:func:`~ir_rarity.judging.simulate` / :func:`~ir_rarity.judging.reusability`,
 :func:`~ir_rarity.meta.curves.tau_alpha_curve`, :func:`~ir_rarity.meta.discriminative_power`,
 :func:`~ir_rarity.meta.stability`. What the sections only gather (counts of judged documents, S_d of relevant
 documents per query) are counts and joins.
@@ -26,15 +26,15 @@ from ir_rarity.compare.uncertainty import composition, depends_on_pool
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.result import MODES, Evaluation
 from ir_rarity.errors import ParameterError
+from ir_rarity.judging.reuse import reusability
+from ir_rarity.judging.simulation import simulate
+from ir_rarity.judging.summary import found_table
 from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pooling.report import found_table
-from ir_rarity.pooling.reuse import reusability
-from ir_rarity.pooling.simulation import simulate
 from ir_rarity.progress import counter
 from ir_rarity.report.sections import SECTIONS
 from ir_rarity.stats.scores import in_natural_order, natural_order
@@ -63,7 +63,7 @@ class Settings:
         alphas: Rarity weights of the tau vs. alpha curve.
         seed: Seed of every random draw.
         pooling: Simulate pooling strategies (the slowest optional part with many budgets).
-        strategies: Pooling strategies, as :func:`~ir_rarity.pooling.parse_strategy` specs.
+        strategies: Pooling strategies, as :func:`~ir_rarity.judging.parse_strategy` specs.
         budgets: Judgments per query of the pooling simulation.
         movers: Runs listed as those rarity moves most.
         rare: A relevant document retrieved by at most this many systems counts as rarely retrieved.

@@ -166,7 +166,7 @@ def test_pool_export(hand_files, tmp_path):
 def test_meta_command(hand_files, tmp_path):
     runs = [hand_files[n] for n in "ABC"]
     try:
-        import ir_rarity.meta.report  # noqa: F401
+        import ir_rarity.meta.summary  # noqa: F401
     except ImportError:
         assert_cli_error(run_cli("meta", hand_files["qrels"], *runs, "--out", tmp_path / "rep"), "not available")
     else:

@@ -97,10 +97,10 @@ def test_an_empty_or_absent_folder_is_written(hand_files: dict, tmp_path: Path,
 def test_the_python_functions_refuse_unless_overwrite(hand_files: dict, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import ir_rarity
+    from ir_rarity.judging.simulation import simulate
+    from ir_rarity.judging.strategies import parse_strategy
+    from ir_rarity.judging.summary import write_report as pooling_report
     from ir_rarity.meta import report as meta_report
-    from ir_rarity.pooling.report import write_report as pooling_report
-    from ir_rarity.pooling.simulation import simulate
-    from ir_rarity.pooling.strategies import parse_strategy
 
     out = tmp_path / "out"
     out.mkdir()

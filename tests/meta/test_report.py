@@ -29,7 +29,7 @@ from ir_rarity.meta import (
     stability,
     write_report,
 )
-from ir_rarity.meta.report import report_markdown
+from ir_rarity.meta.summary import report_markdown
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FILES = ["report.md", "tau_alpha.csv", "discriminative_power.csv", "stability.csv", "robustness.csv",

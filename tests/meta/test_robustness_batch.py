@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ir_rarity import Pool
-from ir_rarity.datasets import covid_round1
+from ir_rarity.data import covid_round1
 from ir_rarity.engine import samples
 from ir_rarity.engine.means import exact_means
 from ir_rarity.engine.samples import BATCHED_FAMILIES, SubsetScorer

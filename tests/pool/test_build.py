@@ -96,7 +96,7 @@ def test_top_k_is_the_cut_a_pool_makes() -> None:
 @pytest.mark.parametrize("block_rows", [30, 1])
 def test_members_scored_block_by_block_equal_one_pass(monkeypatch: pytest.MonkeyPatch, block_rows: int) -> None:
     import ir_rarity
-    from ir_rarity.engine import evaluate as engine
+    from ir_rarity.engine import rule as engine
 
     pool = Pool.from_runs(ir_rarity.covid_round1.runs, split_by_tag=True)
     measures = ["P_rare(alpha=0.5)@20", "AP_rare", "nDCG_rare(judged_only=True)@10", "R_rare@50", "ASL",
@@ -272,7 +272,7 @@ def test_docno_columns_in_several_arrow_chunks_give_the_same_pool(shape: str) ->
 def test_blocks_share_campaign_values_for_one_qrels_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """U_novel's per-query base is made once for every block of an evaluation, and again for other qrels."""
     import ir_rarity
-    from ir_rarity.engine import evaluate as engine
+    from ir_rarity.engine import rule as engine
 
     qrels = ir_rarity.read_trec_qrels(ir_rarity.covid_round1.qrels)
     fewer = qrels.assign(relevance=np.where(np.arange(len(qrels)) % 3 == 0, 0, qrels["relevance"]))

@@ -21,8 +21,8 @@ from ir_rarity import covid_round1
 from ir_rarity.campaign import unique_relevant
 from ir_rarity.compare.uncertainty import composition
 from ir_rarity.io.trec import read_trec_qrels
+from ir_rarity.judging.simulation import simulate
 from ir_rarity.meta.curves import tau_alpha_curve
-from ir_rarity.pooling.simulation import simulate
 from ir_rarity.report.data import DEFAULT_MEASURES
 
 QUICK = {"resamples": 50, "composition_resamples": 5, "trials": 5, "budgets": (10,), "progress": False}

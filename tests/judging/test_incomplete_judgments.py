@@ -15,8 +15,8 @@ import pytest
 
 from ir_rarity import Pool, campaign
 from ir_rarity.errors import MemberNotice
+from ir_rarity.judging import incomplete_judgments, judged_only
 from ir_rarity.measures.parse import parse_measures
-from ir_rarity.pooling import incomplete_judgments, judged_only
 
 
 @pytest.fixture(scope="module")

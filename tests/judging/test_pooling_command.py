@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import assert_cli_error, run_cli
 
 from ir_rarity.cli import commands as cli
-from ir_rarity.pooling import simulation
+from ir_rarity.judging import simulation
 
 
 def test_pooling_command_writes_the_report(hand_files: dict[str, Path], tmp_path: Path) -> None:

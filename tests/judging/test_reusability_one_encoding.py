@@ -16,8 +16,8 @@ from ir_rarity.engine.relabelled import Restrictor
 from ir_rarity.errors import MemberNotice
 from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
+from ir_rarity.judging import pool_qrels, reusability, simulate
 from ir_rarity.measures.parse import higher_is_better, parse_measures
-from ir_rarity.pooling import pool_qrels, reusability, simulate
 from ir_rarity.stats import kendall_tau, tau_ap
 
 MEASURES = ["P@10", "AP", "P_rare(alpha=0.5)@10", "AP_rare(alpha=0.5)", "nDCG@10", "AP(judged_only=True)"]

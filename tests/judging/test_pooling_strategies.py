@@ -1,4 +1,4 @@
-"""Pooling strategies, budget simulation, reusability and official runs (ir_rarity.pooling).
+"""Pooling strategies, budget simulation, reusability and official runs (ir_rarity.judging).
 
 Tiny campaign (one query q1), ranks from 1:
     A: d1 d2 d3      B: d2 d4 d5      C: d6 d3 d1
@@ -19,7 +19,7 @@ import scipy.stats as sps
 
 from ir_rarity import Pool, campaign
 from ir_rarity.errors import MemberNotice, ParameterError
-from ir_rarity.pooling import (
+from ir_rarity.judging import (
     MMNS,
     MTF,
     RBP,
@@ -298,7 +298,7 @@ def test_pool_qrels_relabels_outside_the_pool() -> None:
 
 
 def test_report_files(tmp_path: Path, tiny: tuple[Pool, Candidates]) -> None:
-    from ir_rarity.pooling import write_report
+    from ir_rarity.judging import write_report
 
     sim = simulate(tiny[0], TINY_QRELS, ["depth", "mtf(rule=skip)"], [1, 3], seed=SEED_ABC)
     summary = write_report(tmp_path / "out", sim, plots=True)

@@ -69,9 +69,10 @@ def evaluate(
         qrels: A qrels DataFrame, a TREC qrels file, an ir_measures qrels iterable or an ir_datasets id.
         measures: A measure or a list, as objects or strings in ir_measures syntax
             (``'P_rare(alpha=0.5)@100'``, ``'ASL@g1-10'``, ``'nDCG@10'``). A string names its measure's column as
-            given (whitespace-normalised): ``'P_rare(alpha=0)@100'``, not ``'P_rare(alpha=0.0)@100'``; an object
-            is named ``str(measure)``; a measure given twice is kept once, under its first name. ``"official"``
-            stands for the official measures ir_datasets documents for the benchmark whose id ``qrels`` is.
+            given, its whitespace outside quotes dropped: ``'P_rare(alpha=0)@100'``, not
+            ``'P_rare(alpha=0.0)@100'``; an object is named ``str(measure)``; a measure given twice is kept once,
+            under its first name. ``"official"`` stands for the official measures ir_datasets documents for the
+            benchmark whose id ``qrels`` is.
         pool: The campaign to score ``runs`` against: a :class:`~ir_rarity.Pool`, a :class:`~ir_rarity.CountTable`,
             run files, a folder, a glob, a saved ``.npz`` or a ``.parquet`` count table.
         joint: With ``pool``: the runs join it together instead of each on its own.

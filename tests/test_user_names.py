@@ -1,6 +1,7 @@
 """Every table names a measure as the user gave it: ``'P_rare(alpha=0)@3'``, not ``'P_rare(alpha=0.0)@3'``.
 
-The strings are whitespace-normalised; a measure named twice (``'P_rare(alpha=1.0)@2'`` and ``'P_rare@2'``) is kept
+The strings lose their whitespace outside quotes (``'P_rare( alpha=0.5,  cutoff=3 )'`` is the column
+``'P_rare(alpha=0.5,cutoff=3)'``); a measure named twice (``'P_rare(alpha=1.0)@2'`` and ``'P_rare@2'``) is kept
 once, under the first string; a measure given as an object is named ``str(measure)``. The values are those of the
 parsed measures.
 """
@@ -22,7 +23,7 @@ from ir_rarity.compare.table import campaign_table
 from ir_rarity.measures.parse import measure_labels, parse_measure
 
 GIVEN = ["P_rare(alpha=0)@3", "P_rare(alpha=1.0)@2", "P_rare@2", "P_rare( alpha=0.5,  cutoff=3 )", "nDCG@3"]
-NAMES = ["P_rare(alpha=0)@3", "P_rare(alpha=1.0)@2", "P_rare( alpha=0.5, cutoff=3 )", "nDCG@3"]
+NAMES = ["P_rare(alpha=0)@3", "P_rare(alpha=1.0)@2", "P_rare(alpha=0.5,cutoff=3)", "nDCG@3"]
 PARSED = [str(parse_measure(n)) for n in NAMES]
 
 

@@ -54,8 +54,8 @@ class Evaluation:
         judgments: The same qrels as :class:`~ir_rarity.engine.judgments.Judgments`, holding their encoding
             against the campaign: analyses that go on from this evaluation (the report's) take them instead of
             the qrels, so one call encodes the qrels once per campaign vocabulary.
-        labels: Measure -> the name the user gave it (the string passed, whitespace-normalised): the column of
-            every table. A measure without a label is named ``str(measure)``.
+        labels: Measure -> the name the user gave it (the string passed, its whitespace outside quotes
+            dropped): the column of every table. A measure without a label is named ``str(measure)``.
         run_lengths: Evaluated run -> its longest ranking over the qrels' queries, recorded when ASL measures
             are evaluated (ASL rewards shorter runs); ``attrs()["asl_lengths"]`` says whether they differ.
 

@@ -116,7 +116,7 @@ def Experiment(
     the queries (so the means equal its to the last digit); counts (``NumRet``, ``num_rel``...) are summed;
     ``round`` rounds as Python's :func:`round`; per-query rows come in its order; string measures are read as
     trec_eval names first (``"map"``, ``"ndcg_cut_10"``, column named as given), else in ir_measures syntax
-    (``"P_rare(alpha=0.5)@100"``, ``"ASL@g1-10"``, column named as given, whitespace-normalised; an object:
+    (``"P_rare(alpha=0.5)@100"``, ``"ASL@g1-10"``, column named as given, whitespace outside quotes dropped; an object:
     ``str(measure)``). ir_rarity's measures are averaged by their own aggregator, as :func:`ir_rarity.evaluate`'s
     table: measures that skip undefined queries (ASL) average over the queries with a value and are tested on the
     queries defined for both systems. For lower-is-better measures (ASL), ``"<m> +"`` counts the queries where a

@@ -100,7 +100,7 @@ def test_the_python_functions_refuse_unless_overwrite(hand_files: dict, tmp_path
     from ir_rarity.judging.simulation import simulate
     from ir_rarity.judging.strategies import parse_strategy
     from ir_rarity.judging.summary import write_report as pooling_report
-    from ir_rarity.meta import report as meta_report
+    from ir_rarity.meta import summary as meta_report
 
     out = tmp_path / "out"
     out.mkdir()

@@ -302,7 +302,8 @@ def _parsed(item: Any) -> tuple[list[tuple[ir_measures.Measure, str | None]], bo
     A string is read as a trec_eval name first (as ``pt.Experiment``): one measure names its column as given, a
     family nickname (``'P'``, ``'official'``) gives each measure under its own name. Any other string is read in
     ir_measures syntax (:func:`~ir_rarity.measures.parse.parse_measure`) and names its column as given
-    (whitespace-normalised, :func:`~ir_rarity.measures.parse.measure_label`), which ``pt.Experiment`` refuses:
+    (whitespace outside quotes dropped, :func:`~ir_rarity.measures.parse.measure_label`), which ``pt.Experiment``
+    refuses:
     ``'P_rare(alpha=0)@100'``, not ``str(measure)``. A trec_eval name's measures are checked when the mapping is
     built (:func:`convert_measures`).
     """

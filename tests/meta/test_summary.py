@@ -24,9 +24,9 @@ from ir_rarity.meta import (
     plot_robustness,
     plot_synthetic,
     plot_tau_alpha,
-    report,
     save_report,
     stability,
+    summary,
     write_report,
 )
 from ir_rarity.meta.summary import report_markdown
@@ -159,16 +159,16 @@ def test_compute_then_save_is_write_report(hand_pool: Pool, hand_qrels: pd.DataF
 
 
 def test_power_table_counts_each_level_as_discriminative_power_does() -> None:
-    measures = report.report_measures(10)[:2]
+    measures = summary.report_measures(10)[:2]
     scores = {}
     for k, (label, _, _) in enumerate(measures):
         frame = random_scores(12, 8, seed=k).round(1)  # rounded: ties, and pairs of identical runs (p undefined)
         frame.iloc[1] = frame.iloc[0]
         frame.iloc[2, 3] = np.nan
         scores[label] = frame
-    table = report._power_table(scores, measures)
+    table = summary._power_table(scores, measures)
     for label, _, _ in measures:
-        for level in report.LEVELS:
+        for level in summary.LEVELS:
             row = table[(table["measure"] == label) & (table["confidence"] == f"{1 - level:.0%}")]
             expected = discriminative_power(scores[label], method="ttest_ind", alpha=level)
             assert row["significant_pairs"].tolist() == [expected.significant_pairs]

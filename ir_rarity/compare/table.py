@@ -31,6 +31,7 @@ import pandas as pd
 from ir_rarity.compare.intervals import add_intervals, interval_columns
 from ir_rarity.compare.significance import TEST_NAMES, compare_values
 from ir_rarity.engine.result import Evaluation
+from ir_rarity.formats import format_of
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.stats.ties import tie
 from ir_rarity.tables import Cell, render
@@ -180,13 +181,14 @@ class CampaignTable:
 
     def render(self, fmt: str, places: int = 4) -> str:
         """The table as text: markers in markdown, latex and html, the numbers of :meth:`frame` in tsv, csv, jsonl."""
-        if fmt not in ("markdown", "latex", "html"):
+        form = format_of(fmt)
+        if not form.marks:
             frame = self.frame()
             small = [i for i, c in enumerate(frame.columns) if str(c).endswith(("p-value", "p-value corrected"))]
             rows = []
             for run, row in zip(frame.index, frame.to_numpy(dtype=object), strict=True):
                 cells = [_plain(v) for v in row]
-                if fmt in ("tsv", "csv") and places >= 0:  # p-values keep their significant digits
+                if not form.typed and places >= 0:  # p-values keep their significant digits
                     for i in small:
                         cells[i] = f"{cells[i]:.{max(places, 1)}g}"
                 rows.append((run, *cells))

@@ -17,7 +17,7 @@ __all__ = ["MEASURES", "PROVIDER", "register"]
 
 MEASURES: dict[str, ir_measures.Measure] = {str(m.NAME): m for m in FAMILIES}
 """Name -> measure of every family in :data:`ir_rarity.measures.FAMILIES`."""
-PROVIDER = RarityProvider()
+PROVIDER = RarityProvider()  # type: ignore[no-untyped-call]  # ir_measures.Provider.__init__ is untyped
 
 
 def register() -> None:

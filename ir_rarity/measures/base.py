@@ -76,7 +76,7 @@ class RarityMeasure(ir_measures.Measure):
             info = self.SUPPORTED_PARAMS.get(name)
             if info is not None and info.dtype is float and isinstance(value, int) and not isinstance(value, bool):
                 params[name] = float(value)
-        super().__init__(**params)
+        super().__init__(**params)  # type: ignore[no-untyped-call]  # ir_measures.Measure.__init__ is untyped
 
     def aggregator(self) -> Agg:
         """:class:`ExactMeanAgg`, skipping NaN for measures that :attr:`SKIPS_UNDEFINED`."""

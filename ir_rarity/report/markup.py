@@ -119,3 +119,13 @@ def frame_table(frame: pd.DataFrame, table_id: str, *, places: int = 4, search: 
         text = " ".join(str(record[columns.index(c)]) for c in search if c in columns)
         rows.append({"search": text if search else None, "cells": cells})
     return macro("tables.html.j2", "table", table_id, head, rows, filter_box=filter_box)
+
+
+@functools.cache
+def _compiled(source: str) -> Any:
+    return _environment().from_string(source)
+
+
+def render_string(source: str, **context: Any) -> Markup:
+    """A template given as text (a report section's), rendered in the report's autoescaping environment."""
+    return Markup(_compiled(source).render(**context))

@@ -2,9 +2,8 @@
 
 A :class:`Section` is its key (the element id, the key of its notes in ``ReportData.notes`` and of the assembly
 step that fills it in :mod:`~ir_rarity.report.data`), its title, the one sentence it opens with, and the function
-that renders its body. Each body's markup is the macro of ``templates/sections.html.j2`` named like the key (``-``
-as ``_``), rendered with autoescape: the functions here only gather values. Adding a section is one entry here,
-its macro, and (when it needs data of its own) its assembly step, keyed the same.
+that renders its body, its body's template (Jinja2, rendered with autoescape: the functions here only gather
+values) and the assembly step that gathers its data. Adding a section is one entry here, with its functions.
 """
 
 from __future__ import annotations
@@ -13,13 +12,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
+from ir_rarity.campaign import unique_relevant
 from ir_rarity.compare.intervals import interval_columns
+from ir_rarity.compare.table import campaign_table
+from ir_rarity.compare.uncertainty import composition, depends_on_pool
+from ir_rarity.engine.result import MODES, Evaluation
+from ir_rarity.errors import ParameterError
+from ir_rarity.judging.reuse import reusability
+from ir_rarity.judging.simulation import simulate
+from ir_rarity.judging.summary import found_table
+from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.parse import higher_is_better
+from ir_rarity.meta.curves import tau_alpha_curve
+from ir_rarity.meta.discriminative import discriminative_power
+from ir_rarity.meta.stability import stability
 from ir_rarity.report import charts
-from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, macro, number
+from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string
+from ir_rarity.stats.scores import in_natural_order, natural_order
+from ir_rarity.stats.ties import differences, rank
 
 if TYPE_CHECKING:
     from ir_rarity.provenance import Provenance
@@ -37,6 +51,9 @@ class Section:
         title: Its heading (and link in the page's navigation).
         lead: The one sentence it opens with: what it shows and how to read it.
         render: Its body's template arguments from the data and the provenance (see :func:`body`).
+        template: Its body's markup: a Jinja2 template of those arguments, rendered with autoescape.
+        gather: The assembly step that fills its part of :class:`~ir_rarity.report.data.ReportData` (None: it
+            reads what others gathered), run in the order of :data:`SECTIONS`.
 
     """
 
@@ -44,14 +61,16 @@ class Section:
     title: str
     lead: str
     render: Callable[[ReportData, Provenance], dict[str, Any] | None]
+    template: str
+    gather: Callable[[ReportData], None] | None = None
 
 
 def body(section: Section, data: ReportData, provenance: Provenance) -> Markup:
-    """The section's body: its macro of ``sections.html.j2`` with the arguments its ``render`` gathers."""
+    """The section's body: its template rendered with the arguments its ``render`` gathers (autoescaped)."""
     arguments = section.render(data, provenance)
     if arguments is None:
         return Markup("")
-    return macro("sections.html.j2", section.key.replace("-", "_"), **arguments)
+    return render_string(section.template, **arguments)
 
 
 # ---------------------------------------------------------------------------------------------- section bodies
@@ -202,47 +221,266 @@ def _provenance(_: ReportData, provenance: Provenance) -> dict[str, Any]:
     return {"lines": provenance.lines(), "payload": json_for_script(provenance.as_dict(), indent=2)}
 
 
+# ---------------------------------------------------------------------------------------------- section markup
+_GLANCE = r"""<dl class="glance" id="glance-facts">{% for key, value in facts %}<dt>{{ key }}</dt><dd>{{ value }}</dd>{% endfor %}</dl>
+{%- for warning in warnings %}<p class="warning">{{ warning }}</p>{% endfor %}"""
+
+_LEADERBOARD = r"""{% from "tables.html.j2" import filter %}{% macro mark(m) -%}
+<span class="mark-{{ 'up' if m.up else 'down' }}" title="significantly {{ 'better' if m.up else 'worse' }} than {{ m.reference }}">{{ '▲' if m.up else '▼' }}{{ m.letter }}</span>
+{%- endmacro %}
+<p>Baselines: {% for run, letter in caption.letters %}{{ letter }} = {{ run }}{{ ", " if not loop.last }}{% endfor %}. Paired {{ caption.test }}-test at alpha {{ caption.alpha }}; intervals: {{ caption.interval }} over queries, level {{ caption.level }}, {{ caption.resamples }} resamples, seed {{ caption.seed }}. Rows: best first by {{ caption.first }}; # is the rank by {{ caption.first }}, runs that tie sharing it.</p>
+{{ filter("leaderboard-table", rows | length) }}<div class="table-wrap"><table class="sortable" id="leaderboard-table"><thead><tr><th class="num">#</th><th class="text">run</th><th class="text">team</th>
+{%- for label, first in head %}<th class="num"{% if first %} data-first="{{ first }}"{% endif %}>{{ label }}</th>{% endfor -%}
+</tr></thead><tbody>
+{%- for row in rows %}
+<tr data-run="{{ row.run }}" data-search="{{ row.run }} {{ row.team }}"{% if row.letter %} class="baseline"{% endif %}><td data-value="{{ row.rank.value }}">{{ row.rank.text }}</td><td class="text">{{ row.run }}{% if row.letter %}<small> (baseline {{ row.letter }})</small>{% endif %}</td><td class="text">{{ row.team }}</td>
+{%- for cell in row.cells %}<td data-value="{{ cell.value }}" data-measure="{{ cell.measure }}">{{ cell.text }}{% for m in cell.marks %}{{ mark(m) }}{% endfor %}{% if cell.ci %}<span class="ci">[{{ cell.ci[0] }}, {{ cell.ci[1] }}]</span>{% endif %}</td>{% endfor -%}
+</tr>
+{%- endfor %}
+</tbody></table></div>"""
+
+_RARITY = r"""{% for chart in charts %}{{ chart }}{% endfor %}
+{%- for pair, table in movers %}<h3>Runs {{ pair[0] }} moves most against {{ pair[1] }} (places moved up: rank by {{ pair[1] }} minus rank by {{ pair[0] }})</h3>{{ table }}{% endfor %}"""
+
+_UNIQUE = r"""<p>A document counts as retrieved by a team or run when it is in its top {{ depth }}; relevant: label &gt;= 1.</p>
+{{ chart }}<div class="grid"><div><h3>Per team</h3>{{ teams }}</div><div><h3>Per run</h3>{{ runs }}</div></div>
+<h3>Rarely retrieved relevant documents per query (S_d counts {{ systems }})</h3>{{ queries }}"""
+
+_PER_QUERY = r"""<p>Baseline: {{ baseline }}.</p>{% for chart in charts %}{{ chart }}{% endfor %}"""
+
+_UNCERTAINTY = r"""{% if composition_chart %}{{ composition_chart }}<h3>Score and rank when teams are left out or resampled ({{ resamples }} bootstrap campaigns, level {{ level }})</h3>{{ composition_table }}{% endif %}
+{{- intervals_chart or "" }}"""
+
+_DEPTH = r"""{% for warning in warnings %}<p class="warning">Warning: {{ warning }}</p>{% endfor %}{{ chart }}{{ table }}"""
+
+_POOLING = r"""{{ chart }}<h3>Relevant documents found per strategy and budget (judgments per query)</h3>{{ found }}
+{%- if reuse %}<h3>Reusability: rank correlation with the ranking under the full qrels</h3>{{ reuse }}{% endif %}"""
+
+_META = r"""{{ chart or "" }}{{ curve or "" }}
+{%- if table %}<h3>Discriminative power (two-sample t-test, alpha {{ alpha }}) and stability ({{ trials }} subsets of half the queries, fuzziness 0.05)</h3>{{ table }}{% endif %}"""
+
+_PROVENANCE = r"""<details class="provenance" id="provenance-details"><summary>What produced this page: versions, command, inputs ({{ lines | length }} lines)</summary><pre class="provenance" id="provenance-lines">{{ lines | join("\n") }}</pre></details>
+<script type="application/json" id="provenance-json">{{ payload }}</script>"""
+
+
+# ---------------------------------------------------------------------------------------------- gathering
+def _gather_glance(data: ReportData) -> None:
+    ev, attrs = data.evaluation, data.evaluation.attrs()
+    info = ev.info
+    qrels = ev.qrels if ev.qrels is not None else pd.DataFrame(columns=["query_id", "doc_id", "relevance"])
+    depths = attrs.get("depths") or []
+    rows = [("campaign", ev.describe()),
+            ("systems S", f"{info.num_systems} ({info.systems})"),
+            ("runs", str(len(ev.names))),
+            ("teams", str(len(set(data.teams.values())))),
+            ("queries", str(len(ev.query_ids))),
+            ("judged documents", f"{len(qrels):,}"),
+            ("relevant documents (label >= 1)", f"{int((qrels['relevance'] >= 1).sum()):,}"),
+            ("S_d depths", ", ".join(str(d) for d in depths) if depths else "whole runs"),  # type: ignore[attr-defined]
+            ("scored", MODES[ev.mode]),
+            ("measures", ", ".join(data.labels))]
+    if ev.run_lengths:
+        lengths = list(ev.run_lengths.values())
+        rows.append(("longest ranking per run", f"{min(lengths)} to {max(lengths)}"))
+    data.glance = rows
+
+
+def _order(ev: Evaluation) -> list[str]:
+    """Runs best first by the first measure, runs that tie (:func:`~ir_rarity.stats.ties.rank`) by name."""
+    first = ev.measures[0]
+    table = ev.table().sort_index(kind="mergesort")
+    places = rank(table[ev.label(first)].to_numpy(float), higher_is_better(first))
+    return list(table.index[np.argsort(np.where(np.isnan(places), np.inf, places), kind="stable")])
+
+
+def _gather_leaderboard(data: ReportData) -> None:
+    ev, s = data.evaluation, data.settings
+    order = _order(ev)
+    data.table = ev.table().loc[order]
+    data.baselines = list(dict.fromkeys(s.baselines)) if s.baselines else [order[0]]
+    missing = [b for b in data.baselines if b not in ev.names]
+    if missing:
+        raise ParameterError(f"baseline {missing[0]!r} is not a run of the report; runs: {', '.join(order[:5])}...")
+    data.leaderboard = campaign_table(ev, baselines=data.baselines, ci=s.ci, resamples=s.resamples, seed=s.seed,
+                                      order=order)
+    data.ranks = {ev.label(m): rank(data.table[ev.label(m)].to_numpy(float), higher_is_better(m))
+                  for m in ev.measures}
+
+
+def _base_of(ev: Evaluation, measure: Any) -> Any | None:
+    """The evaluated standard measure ``measure`` weighs: same name base and cutoff, else same name base."""
+    base = BASES.get(getattr(measure, "NAME", ""))
+    candidates = [m for m in ev.measures if getattr(m, "NAME", None) == base and not depends_on_pool(m)]
+    cutoff = measure.params.get("cutoff")
+    same = [m for m in candidates if m.params.get("cutoff") == cutoff]
+    found = same or candidates
+    return found[0] if found else None
+
+
+def _gather_rarity(data: ReportData) -> None:
+    ev = data.evaluation
+    assert data.table is not None
+    for m in data.pooled():
+        base = _base_of(ev, m)
+        if base is None:
+            data.note("rarity", f"{ev.label(m)}: no standard measure it weighs was evaluated")
+            continue
+        pair = (ev.label(m), ev.label(base))
+        data.pairs.append(pair)
+        moved = data.ranks[pair[1]] - data.ranks[pair[0]]  # positive: rarity ranks the run higher
+        frame = pd.DataFrame({"run": data.table.index, "team": [data.teams.get(r, r) for r in data.table.index],
+                              f"rank by {pair[1]}": data.ranks[pair[1]], f"rank by {pair[0]}": data.ranks[pair[0]],
+                              "places moved up": moved})
+        order = np.argsort(-np.abs(moved), kind="stable")[:data.settings.movers]
+        data.movers[pair] = frame.iloc[order].reset_index(drop=True)
+    if not data.pooled():
+        data.note("rarity", "no rarity measure was evaluated")
+
+
+def _gather_unique(data: ReportData) -> None:
+    pool, ev = data.pool, data.evaluation
+    judgments = data.judgments
+    if pool is None or ev.qrels is None or judgments is None:
+        data.note("unique", "needs the campaign's runs (a pool built from run files)")
+        return
+    depth = data.depth()
+    data.unique_team = unique_relevant(pool, judgments, depth, by="team").counts.sort_values(
+        ascending=False, kind="mergesort")
+    data.unique_run = unique_relevant(pool, judgments, depth, by="run").counts.sort_values(
+        ascending=False, kind="mergesort")
+    relevant = ev.qrels[ev.qrels["relevance"] >= 1][["query_id", "doc_id"]].astype(str)
+    counts = pool.counts(depth).astype({"query_id": str, "doc_id": str})
+    joined = relevant.merge(counts, on=["query_id", "doc_id"], how="left").fillna({"S_d": 0})
+    s_d = joined["S_d"].to_numpy()
+    rare = data.settings.rare
+    per_query = pd.DataFrame({"query_id": joined["query_id"], "relevant": 1, "retrieved by none": s_d == 0,
+                              "retrieved by one system": s_d == 1,
+                              f"retrieved by 1 to {rare} systems": (s_d >= 1) & (s_d <= rare)})
+    table = per_query.groupby("query_id", sort=False).sum(numeric_only=True).astype(int)
+    data.rare_queries = table.iloc[natural_order(table.index)].reset_index()
+
+
+def _gather_per_query(data: ReportData) -> None:
+    ev = data.evaluation
+    pooled = data.pooled()
+    measures = ([pooled[0]] if pooled else []) + [m for m in ev.measures if not depends_on_pool(m)][:1]
+    baseline = data.baselines[0]
+    for m in measures:
+        matrix = ev.matrix(m)
+        diff = differences(matrix.to_numpy(float), matrix.loc[[baseline]].to_numpy(float))
+        data.per_query[ev.label(m)] = in_natural_order(pd.DataFrame(diff, index=matrix.index, columns=matrix.columns))
+
+
+def _gather_composition(data: ReportData) -> None:
+    pool, s = data.pool, data.settings
+    pooled = data.pooled()
+    if pool is None or not pooled or pool.num_systems < 2:
+        data.note("uncertainty", "composition intervals need the campaign's runs, two systems or more and a "
+                                 "rarity measure")
+        return
+    data.composition = composition(pool, data.judgments, pooled, resamples=s.composition_resamples, level=s.ci,
+                                   seed=s.seed)
+
+
+def _gather_asl(data: ReportData) -> None:
+    ev = data.evaluation
+    asl = [m for m in ev.measures if getattr(m, "NAME", None) == "ASL"]
+    if not asl:
+        data.note("depth", "no ASL measure was evaluated")
+        return
+    frame = pd.DataFrame({"team": [data.teams.get(r, r) for r in ev.names],
+                          "longest ranking": [ev.run_lengths.get(r, np.nan) for r in ev.names]},
+                         index=pd.Index(ev.names, name="run"))
+    for m in asl:
+        frame[ev.label(m)] = ev.means(m)
+    data.asl = frame.sort_values(ev.label(asl[0]), kind="mergesort")
+
+
+def _gather_pooling(data: ReportData) -> None:
+    pool, ev, s = data.pool, data.evaluation, data.settings
+    if not s.pooling:
+        data.note("pooling", "not computed (pooling=False, --no-pooling)")
+        return
+    if pool is None:
+        data.note("pooling", "needs the campaign's runs (a pool built from run files)")
+        return
+    sim = simulate(pool, data.judgments, list(s.strategies), list(s.budgets), seed=s.seed)
+    data.pooling["found"] = sim.table()
+    data.pooling["found wide"] = found_table(sim)
+    measures = [m for m in ev.measures if not depends_on_pool(m) and getattr(m, "NAME", "") != "ASL"][:1]
+    measures += data.pooled()[:1]
+    if measures:
+        reuse = reusability(sim, pool, data.judgments, measures, loto=False)
+        labels = {str(m): ev.label(m) for m in measures}
+        data.pooling["reusability"] = reuse.assign(measure=reuse["measure"].map(lambda x: labels.get(x, x)))
+
+
+def _gather_meta(data: ReportData) -> None:
+    pool, ev, s = data.pool, data.evaluation, data.settings
+    if pool is not None and data.pooled():
+        data.tau_alpha = tau_alpha_curve(pool, data.judgments, s.alphas, data.depth())
+    else:
+        data.note("meta", "tau vs. alpha needs the campaign's runs and a rarity measure")
+    rows = []
+    for m in ev.measures:
+        matrix = ev.matrix(m)
+        if len(matrix) < 2:
+            continue
+        power = discriminative_power(matrix, method="ttest_ind", alpha=1 - s.ci)
+        stable = stability(matrix, trials=s.trials, seed=s.seed, higher_is_better=higher_is_better(m))
+        rows.append({"measure": ev.label(m), "significant pairs": power.significant_pairs,
+                     "pairs": power.total_pairs,
+                     "share": power.significant_pairs / power.total_pairs if power.total_pairs else np.nan,
+                     "stability": stable})
+    data.meta = pd.DataFrame(rows)
+
+
+BASES = {str(m.NAME): str(m.BASE_MEASURE) for m in FAMILIES if m.BASE_MEASURE}
+"""The standard measure each rarity measure weighs (at the same cutoff when one was evaluated): each family's
+:attr:`~ir_rarity.measures.base.RarityMeasure.BASE_MEASURE`."""
+
+
 SECTIONS: dict[str, Section] = {s.key: s for s in [
     Section("glance", "The campaign at a glance",
             "What the report was computed from: how many systems S the rarity measures count, the runs, teams, "
             "queries and judgments, and the depth S_d (how many systems retrieved a document) was counted at.",
-            _glance),
+            _glance, _GLANCE, gather=_gather_glance),
     Section("leaderboard", "Leaderboard",
             "Each run's mean of every measure with its bootstrap interval over queries beneath it; ▲ or ▼ with a "
             "baseline's letter marks a significant difference from that baseline (paired test); click a column "
             "header to sort, type a run or team name to filter.",
-            _leaderboard),
+            _leaderboard, _LEADERBOARD, gather=_gather_leaderboard),
     Section("rarity", "Rarity against standard",
             "Each point is a run at its standard score (x) and its rarity score (y): runs above the trend find "
             "relevant documents few others retrieve; the tables list the runs whose rank rarity moves most.",
-            _rarity),
+            _rarity, _RARITY, gather=_gather_rarity),
     Section("unique", "Who finds what others miss",
             "How many relevant documents only one team (or one run) retrieved within the S_d depth, and per query "
             "how many relevant documents no system, one system or only a few systems retrieved.",
-            _unique),
+            _unique, _UNIQUE, gather=_gather_unique),
     Section("per-query", "Per query",
             "Each run's per-query difference from the baseline: blue cells are queries where the run beats the "
             "baseline, red where it loses; runs are sorted by their mean difference, best first.",
-            _per_query),
+            _per_query, _PER_QUERY, gather=_gather_per_query),
     Section("uncertainty", "How sure",
             "How a rarity score and rank move with the other participants (leave one team out, bootstrap over "
             "teams) and how means vary over queries (bootstrap): a long bar means an unsure rank.",
-            _uncertainty),
+            _uncertainty, _UNCERTAINTY, gather=_gather_composition),
     Section("depth", "Depth",
             "ASL counts the non-relevant documents a user reads before each relevant one (lower is better); runs "
             "that return shorter rankings score lower, so read ASL next to each run's longest ranking.",
-            _depth),
+            _depth, _DEPTH, gather=_gather_asl),
     Section("pooling", "Pooling",
             "How many relevant documents each judging strategy would have found for a budget of judgments per "
             "query, and how well the runs' ranking under those judgments agrees with the full qrels (tau).",
-            _pooling),
+            _pooling, _POOLING, gather=_gather_pooling),
     Section("meta", "Meta-evaluation",
             "How far rankings by the rarity measures drift from their standard measures as alpha grows (tau), and "
             "how many run pairs each measure tells apart (discriminative power) and how stably (topic subsets).",
-            _meta),
+            _meta, _META, gather=_gather_meta),
     Section("provenance", "Provenance",
             "What produced this page and from which inputs (versions, command, each input's size and SHA-256, the "
             "pool); the same facts are embedded as JSON in the element #provenance-json.",
-            _provenance),
+            _provenance, _PROVENANCE),
 ]}
 """Section key -> :class:`Section`, in page order."""

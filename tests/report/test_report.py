@@ -203,10 +203,11 @@ def test_rank_column_gives_tied_runs_one_rank(tmp_path: Path) -> None:
 
 
 def test_one_section_registry() -> None:
-    """Notes, assembly steps and sections share one key spelling; a note for no section is refused."""
-    from ir_rarity.report.data import STEPS, ReportData, Settings
+    """A section is one entry: its key, title, lead, template and assembly step; a note for no section is refused."""
+    from ir_rarity.report.data import ReportData, Settings
 
-    assert {name for name, _ in STEPS} <= set(SECTIONS)
+    assert all(s.template and callable(s.render) for s in SECTIONS.values())
+    assert [k for k, s in SECTIONS.items() if s.gather is None] == ["provenance"]  # reads what the others gathered
     data = ReportData(evaluation=None, settings=Settings(), teams={}, warnings=[])  # type: ignore[arg-type]
     data.note("per-query", "left out")
     assert data.notes == {"per-query": ["left out"]}

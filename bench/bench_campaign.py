@@ -58,6 +58,7 @@ R1_MEASURES = ["P_rare@100", "AP_rare@100", "ASL", "ASL@g1-10", "U_novel@100"]
 
 FIRST_CALL = """
 import sys, time
+import ir_rarity
 from ir_rarity import Pool, read_trec_qrels
 from ir_rarity.pool.build.sources import iter_named_runs
 runs = dict(iter_named_runs(sys.argv[1], progress=False))
@@ -66,7 +67,7 @@ measures = sys.argv[3].split(",")
 times = []
 for _ in range(3):
     start = time.perf_counter()
-    Pool.from_runs(runs).evaluate(qrels, measures)
+    ir_rarity.evaluate(Pool.from_runs(runs), qrels, measures).table()
     times.append(time.perf_counter() - start)
 print(times[0], min(times[1:]))
 """
@@ -121,7 +122,7 @@ def campaign_rows(table: Table, label: str, runs_glob: str, qrels_path: str, ski
     print(f"{label}: {len(runs)} runs, {n_rows:,} rows", file=sys.stderr)
 
     if "R5" not in skip:
-        t_ours, _ = best(lambda: Pool.from_runs(runs).evaluate(qrels, R5_MEASURES), 3)
+        t_ours, _ = best(lambda: ir_rarity.evaluate(Pool.from_runs(runs), qrels, R5_MEASURES).table(), 3)
         standard = [ir_measures.parse_measure(m) for m in R5_MEASURES[:7]]
         evaluator = ir_measures.evaluator(standard, qrels)
         t_ref, _ = best(lambda: [evaluator.calc_aggregate(r) for r in runs.values()], 2)
@@ -198,12 +199,13 @@ def worker_peak_mb() -> float:
 def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) -> None:
     import distributed
 
+    import ir_rarity
     from ir_rarity import Pool
     from ir_rarity.integrations.dask import evaluate_with_dask
     from ir_rarity.pool.build.sources import iter_named_runs
 
     measures = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]
-    expected = Pool.from_runs(runs_glob).evaluate(qrels, measures).sort_index()
+    expected = ir_rarity.evaluate(Pool.from_runs(runs_glob), qrels, measures).table().sort_index()
     # the campaign's in-memory size: every run read into a DataFrame, as Pool.from_runs reads them
     in_memory = sum(int(f.memory_usage(deep=True).sum()) for _, f in iter_named_runs(runs_glob, progress=False))
     limit = max(in_memory * 3 // 4, 320 * 2**20)  # a worker process alone (Python, pandas, dask) takes ~250 MB
@@ -224,7 +226,7 @@ def dask_row(table: Table, label: str, runs_glob: str, qrels: Any, n_rows: int) 
             n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
         pids = client.run(os.getpid)
-        got = evaluate_with_dask(runs_glob, qrels, measures)  # one partition per judged query here
+        got = evaluate_with_dask(runs_glob, qrels, measures).table()  # one partition per judged query here
         peaks = client.run(worker_peak_mb)
         restarted = client.run(os.getpid) != pids
     elapsed = time.perf_counter() - start

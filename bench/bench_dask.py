@@ -3,7 +3,8 @@
     python bench/make_synthetic.py --runs 500 /tmp/syn500
     python bench/bench_dask.py /tmp/syn500 [--repeat 2]
 
-Prints the in-process time (``Pool.from_runs(runs).evaluate(qrels, measures)``, best of ``--repeat``), the time of
+Prints the in-process time (``ir_rarity.evaluate(Pool.from_runs(runs), qrels, measures)``, best of ``--repeat``),
+the time of
 ``evaluate_with_dask`` on a LocalCluster set up as the D1 row of ``bench/bench_campaign.py`` (2 worker processes,
 1 thread each, memory limit below the campaign's in-memory size, P2P shuffle; best of ``--repeat`` calls on one
 cluster, and the first call with the cluster's start-up), their ratio against the target of 4, and whether the
@@ -47,7 +48,7 @@ def main() -> None:
     local = []
     for _ in range(args.repeat):
         start = time.perf_counter()
-        expected = Pool.from_runs(runs_glob).evaluate(qrels, MEASURES)
+        expected = ir_rarity.evaluate(Pool.from_runs(runs_glob), qrels, MEASURES).table()
         local.append(time.perf_counter() - start)
     expected = expected.sort_index()
 
@@ -61,7 +62,7 @@ def main() -> None:
         equal = True
         for _ in range(args.repeat):
             call = time.perf_counter()
-            got = evaluate_with_dask(runs_glob, qrels, MEASURES)
+            got = evaluate_with_dask(runs_glob, qrels, MEASURES).table()
             remote.append(time.perf_counter() - call)
             equal = equal and bool(got[expected.columns].equals(expected))
         restarted = client.run(os.getpid) != pids

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine import aggregate
+from ir_rarity.engine import CampaignInfo, Evaluation, is_engine_measure, s_d_depth
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
@@ -203,10 +203,9 @@ def evaluate_with_dask(
     *,
     name_by: Literal["file", "tag"] = "file",
     npartitions: int | None = None,
-    by_query: bool = False,
     shuffle_method: str | None = None,
     blocksize: str | int | None = "64MB",
-) -> pd.DataFrame:
+) -> Evaluation:
     """Evaluate a campaign's runs against itself on Dask, one partition of queries at a time.
 
     Uses the active ``dask.distributed`` client if there is one (e.g. a ``LocalCluster`` or a cluster of
@@ -225,7 +224,6 @@ def evaluate_with_dask(
         name_by: How runs are named (see :func:`read_runs_dask`).
         npartitions: Partitions of queries (default: one per judged query, at most one per run file or input
             partition, and at least 2); at most the number of judged queries.
-        by_query: Return the long per-query table (``run, query_id, measure, value``) instead of one row per run.
         shuffle_method: Dask's shuffle (``"p2p"``, ``"tasks"``, ``"disk"``; default: Dask's configuration).
         blocksize: Bytes of uncompressed run files read by one task: files that all fit are read whole by
             ir_rarity's reader, a quarter block of files a task (a compressed file alone), and each run cut to
@@ -233,8 +231,9 @@ def evaluate_with_dask(
             :func:`read_runs_dask` reads them, in blocks.
 
     Returns:
-        As :func:`ir_rarity.evaluate`: one row per run (index ``run``, sorted by
-        name) and one column per measure, or the long per-query table.
+        As :func:`ir_rarity.evaluate`, the :class:`~ir_rarity.Evaluation`: ``table()`` (one row per run, sorted by
+        name; one column per measure, named as given), ``long()`` (the per-query values), ``matrix(measure)``,
+        and what the values were computed against (S = the campaign's runs, the depths S_d was counted at).
 
     Raises:
         ParameterError: ``npartitions`` below 1.
@@ -267,16 +266,15 @@ def evaluate_with_dask(
     missing = query_ids.difference(pd.Index(long["query_id"].unique()))
     if len(missing):  # qrels queries no run retrieved: the value of an empty ranking, as the engine gives it
         long = pd.concat([long, _empty_values(names, missing, qrels_frame, labels)], ignore_index=True)
-    if by_query:
-        order = {t: i for i, t in enumerate(texts)}
-        long = long.assign(_m=long["measure"].map(order)).sort_values(["_m", "run", "query_id"], kind="mergesort")
-        return long.drop(columns="_m").reset_index(drop=True)
-    table = {}
+    values = {}
     for m, text in zip(measure_list, texts, strict=True):
         wide = long[long["measure"] == text].pivot(index="run", columns="query_id", values="value")
-        wide = wide.reindex(index=names, columns=query_ids)
-        table[text] = aggregate(m, wide.to_numpy(dtype=np.float64))
-    return pd.DataFrame(table, index=pd.Index(names, name="run"))
+        values[m] = wide.reindex(index=names, columns=query_ids).to_numpy(dtype=np.float64)
+    depths = list(dict.fromkeys(s_d_depth(m) for m in measure_list
+                                if is_engine_measure(m) and getattr(m, "NEEDS_POOL", True)))
+    info = CampaignInfo(num_systems=len(names), systems="runs", n_runs=len(names), source="pool (on Dask)")
+    return Evaluation(names=list(names), query_ids=query_ids, measures=measure_list, values=values, info=info,
+                      depths=depths, qrels=qrels_frame, labels=dict(labels))
 
 
 def _whole_files(files: list[Path], blocksize: str | int | None) -> bool:

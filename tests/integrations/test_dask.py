@@ -39,8 +39,8 @@ def test_local_cluster_equals_pool_evaluate(round1_files: Path) -> None:
     expected = Pool.from_runs(round1_files, split_by_tag=True).evaluate(qrels, MEASURES).sort_index()
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     with cluster, distributed.Client(cluster):
-        table = evaluate_with_dask(round1_files, qrels, MEASURES, name_by="tag", npartitions=4)
-        long = evaluate_with_dask(round1_files, qrels, MEASURES[:2], name_by="tag", npartitions=3, by_query=True)
+        table = evaluate_with_dask(round1_files, qrels, MEASURES, name_by="tag", npartitions=4).table()
+        long = evaluate_with_dask(round1_files, qrels, MEASURES[:2], name_by="tag", npartitions=3).long()
     assert len(table) == 143
     pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
     per_query = Pool.from_runs(round1_files, split_by_tag=True).evaluate(qrels, MEASURES[:2], by_query=True)
@@ -53,7 +53,7 @@ def test_files_named_by_file_without_a_cluster(hand_files: dict[str, Path], hand
     files = [str(hand_files[n]) for n in "ABC"]
     measures = ["P_rare@2", "AP_rare", "P@2", "NumRet"]
     expected = Pool.from_runs(files).evaluate(hand_qrels, measures).sort_index()
-    table = evaluate_with_dask(files, hand_qrels, measures, npartitions=2)  # Dask's default scheduler
+    table = evaluate_with_dask(files, hand_qrels, measures, npartitions=2).table()  # Dask's default scheduler
     pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
 
 
@@ -71,9 +71,9 @@ def test_unjudged_and_unretrieved_queries_split_files_and_more_partitions_than_q
     expected = Pool.from_runs(files).evaluate(qrels, measures).sort_index()
     per_query = Pool.from_runs(files).evaluate(qrels, measures, by_query=True)
     for parts, blocksize in ((1, None), (2, 40), (5, 40)):
-        table = evaluate_with_dask(files, qrels, measures, npartitions=parts, blocksize=blocksize)
+        table = evaluate_with_dask(files, qrels, measures, npartitions=parts, blocksize=blocksize).table()
         pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
-        long = evaluate_with_dask(files, qrels, measures, npartitions=parts, blocksize=blocksize, by_query=True)
+        long = evaluate_with_dask(files, qrels, measures, npartitions=parts, blocksize=blocksize).long()
         merged = per_query.merge(long, on=["run", "query_id", "measure"], suffixes=("", "_dask"))
         assert len(merged) == len(per_query) == len(long) == 4 * 3 * len(measures)
         assert np.array_equal(merged["value"].to_numpy(), merged["value_dask"].to_numpy(), equal_nan=True)
@@ -86,4 +86,4 @@ def test_two_files_of_one_run_name_are_refused(hand_files: dict[str, Path], hand
     with gzip.open(twin, "wt") as f:
         f.write(hand_files["A"].read_text())
     with pytest.raises(ir_rarity.errors.InputError, match="two runs are named 'A'"):
-        evaluate_with_dask([str(hand_files["A"]), str(twin)], hand_qrels, ["P@1"])
+        evaluate_with_dask([str(hand_files["A"]), str(twin)], hand_qrels, ["P@1"]).table()

@@ -44,8 +44,8 @@ def test_batches_of_files_cut_to_the_measures_depth_equal_pool_evaluate(round1_p
     assert max(sum(Path(f).stat().st_size for f in b) for b in batches) <= blocksize // 4
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     with cluster, distributed.Client(cluster):
-        table = evaluate_with_dask(files, qrels, CUT, npartitions=4, blocksize=blocksize, shuffle_method="p2p")
-        long = evaluate_with_dask(files, qrels, CUT, blocksize=blocksize, by_query=True, shuffle_method="p2p")
+        table = evaluate_with_dask(files, qrels, CUT, npartitions=4, blocksize=blocksize, shuffle_method="p2p").table()
+        long = evaluate_with_dask(files, qrels, CUT, blocksize=blocksize, shuffle_method="p2p").long()
     assert len(table) == 143
     pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)
     merged = per_query.merge(long, on=["run", "query_id", "measure"], suffixes=("", "_dask"))
@@ -72,7 +72,7 @@ def test_a_duplicate_below_the_cut_is_refused_as_pool_refuses_it(hand_files: dic
     with pytest.raises(ir_rarity.errors.InputError):
         Pool.from_runs(files)
     with pytest.raises(ir_rarity.errors.InputError):
-        evaluate_with_dask(files, hand_qrels, ["P@1"])  # cut at rank 1: the duplicate lies below it
+        evaluate_with_dask(files, hand_qrels, ["P@1"]).table()  # cut at rank 1: the duplicate lies below it
 
 
 def test_a_tag_spread_over_two_files_cut_file_by_file_keeps_its_top_k(hand_qrels: pd.DataFrame, tmp_path: Path) -> None:
@@ -84,5 +84,5 @@ def test_a_tag_spread_over_two_files_cut_file_by_file_keeps_its_top_k(hand_qrels
     qrels = hand_qrels[hand_qrels["query_id"] == "q1"]
     expected = Pool.from_runs(merged).evaluate(qrels, ["P_rare@1", "P@1"]).sort_index()
     table = evaluate_with_dask([str(tmp_path / "one"), str(tmp_path / "two")], qrels, ["P_rare@1", "P@1"],
-                               name_by="tag")
+                               name_by="tag").table()
     pd.testing.assert_frame_equal(table[expected.columns], expected, check_exact=True, check_names=False)

@@ -108,7 +108,7 @@ def test_the_dask_path_gives_the_front_doors_table_or_error(case: str, campaign:
     with dask.config.set(scheduler="synchronous"):
         for blocksize in ("64MB", SPLIT):  # files read whole; in blocks of a few lines
             got = _outcome(lambda b=blocksize: evaluate_with_dask([*files, run], qrels, MEASURES, blocksize=b,
-                                                                  npartitions=2))
+                                                                  npartitions=2).table())
             _assert_same(got, expected)
             if got[0] == "value":  # the table as the front door gives it, but for its attrs
                 assert list(got[1].columns) == MEASURES
@@ -142,8 +142,8 @@ def test_quoted_docnos_are_two_docnos_ap_by_hand(campaign: tuple[list[Path], pd.
     run = tmp_path / "Q"
     run.write_bytes(CASES["quoted docnos"])
     with dask.config.set(scheduler="synchronous"):
-        table = evaluate_with_dask([*files, run], qrels, ["AP"], blocksize=SPLIT)
-        long = evaluate_with_dask([*files, run], qrels, ["AP"], blocksize=SPLIT, by_query=True)
+        table = evaluate_with_dask([*files, run], qrels, ["AP"], blocksize=SPLIT).table()
+        long = evaluate_with_dask([*files, run], qrels, ["AP"], blocksize=SPLIT).long()
     assert table.loc["Q", "AP"] == pytest.approx(7 / 18, abs=1e-12)
     per_query = long[long["run"] == "Q"].set_index("query_id")["value"]
     assert per_query["q1"] == pytest.approx(5 / 18, abs=1e-12)
@@ -178,7 +178,7 @@ def test_a_gzip_file_without_a_gz_suffix_is_read_whole_not_in_blocks(campaign: t
     expected = ir_rarity.evaluate([*files, run], qrels, MEASURES).table()
     with dask.config.set(scheduler="synchronous"):
         assert read_runs_dask(run, blocksize=SPLIT).npartitions == 1
-        table = evaluate_with_dask([*files, run], qrels, MEASURES, blocksize=SPLIT)
+        table = evaluate_with_dask([*files, run], qrels, MEASURES, blocksize=SPLIT).table()
     pd.testing.assert_frame_equal(table, expected, check_exact=True)
 
 
@@ -189,8 +189,8 @@ def test_columns_are_named_as_the_measures_were_given(hand_files: dict[str, Path
     measures = ["P_rare(alpha=0)@10", "AP_rare(alpha=0.5)", ir_rarity.P_rare(alpha=1) @ 2]
     expected = ir_rarity.evaluate(files, hand_qrels, measures).table()
     with dask.config.set(scheduler="synchronous"):
-        table = evaluate_with_dask(files, hand_qrels, measures)
-        long = evaluate_with_dask(files, hand_qrels, measures, by_query=True)
+        table = evaluate_with_dask(files, hand_qrels, measures).table()
+        long = evaluate_with_dask(files, hand_qrels, measures).long()
     assert list(table.columns) == list(expected.columns) == ["P_rare(alpha=0)@10", "AP_rare(alpha=0.5)",
                                                              str(ir_rarity.P_rare(alpha=1) @ 2)]
     pd.testing.assert_frame_equal(table, expected, check_exact=True)

@@ -1,9 +1,10 @@
 """The front door: :func:`evaluate` scores runs with rarity and standard measures and returns an :class:`Evaluation`.
 
-Every way in goes through here or through :func:`ir_rarity.evaluation.evaluate_campaign` (the same door with the
-campaign already in hand): ``Pool.evaluate``, ``CountTable.evaluate``, ``ir-rarity eval``, the ir_measures provider,
-``ir_rarity.Experiment``, campaign tables, meta-evaluation, pooling analyses. So a run and a campaign give one
-number whichever way they are evaluated.
+Every way in goes through here or through :func:`evaluate_campaign` (the same door with the campaign already in
+hand): ``ir-rarity eval``, the ir_measures provider, ``ir_rarity.Experiment``, the Dask partitions, campaign tables,
+meta-evaluation, judging analyses (and the deprecated ``Pool.evaluate`` and ``CountTable.evaluate``). Both apply
+the one rule of :mod:`ir_rarity.engine.rule`, so a run and a campaign give one number whichever way they are
+evaluated.
 """
 
 from __future__ import annotations

@@ -55,16 +55,45 @@ def pool_for(measure: ir_measures.Measure) -> Campaign:
         NoActivePoolError: no active pool, no ``pool`` parameter and no ``IR_RARITY_POOL``.
 
     """
-    from ir_rarity.evaluation import measure_pool
     from ir_rarity.pool.resolve import counts_depth, resolve_campaign
 
-    spec: Any = measure_pool(measure) or active_pool() or os.environ.get(POOL_ENV) or None
+    spec = _spec_of(measure)
     if spec is None:
         return require_pool(str(measure))
     if not isinstance(spec, str):  # the active campaign
         return resolve_campaign(spec)
     counts, depth = counts_depth(measure)
     return resolve_campaign(spec, counts=counts, depth=depth)
+
+
+def _spec_of(measure: ir_measures.Measure) -> Any:
+    """What names the campaign of ``measure`` (:func:`pool_for`'s order), or None if nothing does."""
+    from ir_rarity.evaluation import measure_pool
+
+    return measure_pool(measure) or active_pool() or os.environ.get(POOL_ENV) or None
+
+
+def _count_together(measures: Iterable[ir_measures.Measure]) -> None:
+    """Count S_d at every depth the measures need of one named campaign from one reading of its runs.
+
+    Measures that need S_d alone (:func:`~ir_rarity.pool.resolve.counts_depth`) of a campaign named by files get
+    its count table at their depth; asked one measure at a time, each depth not cached yet would read the runs
+    again. :func:`~ir_rarity.pool.resolve.resolve_counts` reads them once for all the depths and keeps each table
+    (in this process and the disk cache), where :func:`pool_for` then finds it.
+    """
+    from ir_rarity.pool.resolve import counts_depth, resolve_counts
+
+    depths: dict[str, list[int | None]] = {}
+    for measure in measures:
+        counts, depth = counts_depth(measure)
+        spec = _spec_of(measure) if counts and getattr(measure, "NEEDS_POOL", True) else None
+        if isinstance(spec, str):
+            depths.setdefault(spec, [])
+            if depth not in depths[spec]:
+                depths[spec].append(depth)
+    for spec, wanted in depths.items():
+        if len(wanted) > 1:
+            resolve_counts(spec, wanted)
 
 
 class RarityEvaluator(Evaluator):
@@ -125,6 +154,7 @@ class RarityEvaluator(Evaluator):
         from ir_rarity.pool.pool import Pool
 
         frame = as_run_frame(run)
+        _count_together(self.measures)
         by_campaign: dict[int, tuple[Any, list[ir_measures.Measure]]] = {}
         for measure in self.measures:
             if getattr(measure, "NEEDS_POOL", True):

@@ -16,15 +16,16 @@ Files are listed once, here, and the list is handed to the reader. They are reso
 request for the same files, unchanged (:func:`~ir_rarity.pool.build.sources.file_signature`), returns the same
 campaign. Asked for counts only (``counts=True``, as the ir_measures provider asks for measures that need S_d
 alone), run files and saved pools are counted once per machine: the :class:`CountTable` at the depth asked is
-kept in the disk cache of :mod:`ir_rarity.pool.store.cache` and read from there by later processes. Each campaign read
-from files records where it came from (its ``origin``), which is how a measure's
+kept in the disk cache of :mod:`ir_rarity.pool.store.cache` and read from there by later processes;
+:func:`resolve_counts` gives the tables at several depths, those not cached counted from one reading of the runs.
+Each campaign read from files records where it came from (its ``origin``), which is how a measure's
 own ``pool=`` is checked against the campaign it is evaluated against.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.store.cache import cached_counts
 from ir_rarity.pool.store.storage import load_counts
 
-__all__ = ["clear_cache", "counts_depth", "resolve_campaign"]
+__all__ = ["clear_cache", "counts_depth", "resolve_campaign", "resolve_counts"]
 
 _CACHE: dict[tuple[Any, ...], Campaign] = {}
 
@@ -92,15 +93,18 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
     files = run_files(specs)
     kind = _kind_of(files, teams)
     counted = counts and kind != "counts"
-    key = (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag,
-           precision if kind == "runs" else None, ("counts", depth) if counted else None)
+    key = _key(kind, files, teams, duplicates, keep_depth, split_by_tag, precision, depth, counted)
     cache = cache and retention is None
     if cache and key in _CACHE:
         return _same_precision(_CACHE[key], precision)
     campaign: Campaign
     if counted:
-        campaign = _counted(spec, files, kind, depth, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
-                            split_by_tag=split_by_tag, progress=progress, precision=precision)
+        campaign = _counted(spec, files, kind, depth, _reader(files, kind, [depth], teams=teams,
+                                                              duplicates=duplicates, keep_depth=keep_depth,
+                                                              split_by_tag=split_by_tag, progress=progress,
+                                                              precision=precision),
+                            teams=teams, duplicates=duplicates, keep_depth=keep_depth, split_by_tag=split_by_tag,
+                            precision=precision)
     elif kind == "pool":
         campaign = Pool.load(files[0])
     elif kind == "counts":
@@ -114,6 +118,57 @@ def resolve_campaign(spec: Any, *, teams: Any = None, duplicates: Duplicates = "
     return _same_precision(campaign, precision)
 
 
+def resolve_counts(spec: Any, depths: Iterable[int | None], *, teams: Any = None, duplicates: Duplicates = "error",
+                   keep_depth: int | None = None, split_by_tag: bool | None = None, progress: bool | None = None,
+                   scores: ScorePrecision | None = None) -> dict[int | None, Campaign]:
+    """The campaign ``spec`` names, as its count table at each of ``depths``, its runs read at most once.
+
+    What ``resolve_campaign(spec, counts=True, depth=d)`` gives for each depth ``d`` (the same tables, kept for
+    reuse in this process and in the disk cache alike), but the tables not cached yet are all counted from one
+    reading of the run files (or the saved pool): a pool cut at the deepest depth asked (whole runs if any depth
+    is None), since S_d at a shallower depth counts the documents above it in the same rankings.
+
+    Args:
+        spec: What names the campaign (see :func:`resolve_campaign`).
+        depths: The depths S_d is counted at (None: whole runs).
+        teams: As :func:`resolve_campaign`.
+        duplicates: As :func:`resolve_campaign`.
+        keep_depth: As :func:`resolve_campaign`.
+        split_by_tag: As :func:`resolve_campaign`.
+        progress: As :func:`resolve_campaign`.
+        scores: As :func:`resolve_campaign`.
+
+    Returns:
+        Each depth asked -> the campaign at that depth.
+
+    Raises:
+        InputError: as :func:`resolve_campaign`.
+        ParameterError: as :func:`resolve_campaign`.
+
+    """
+    wanted = list(dict.fromkeys(depths))
+    options: dict[str, Any] = {"teams": teams, "duplicates": duplicates, "keep_depth": keep_depth,
+                               "split_by_tag": split_by_tag, "progress": progress, "scores": scores}
+    specs = None if isinstance(spec, (Pool, CountTable, Campaign, Mapping)) else path_specs(spec)
+    if len(wanted) < 2 or specs is None:
+        return {depth: resolve_campaign(spec, counts=True, depth=depth, **options) for depth in wanted}
+    precision = None if scores is None else check_precision(scores)
+    files = run_files(specs)
+    kind = _kind_of(files, teams)
+    if kind == "counts":
+        return {depth: resolve_campaign(spec, counts=True, depth=depth, **options) for depth in wanted}
+    read = _reader(files, kind, wanted, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
+                   split_by_tag=split_by_tag, progress=progress, precision=precision)
+    found: dict[int | None, Campaign] = {}
+    for depth in wanted:
+        key = _key(kind, files, teams, duplicates, keep_depth, split_by_tag, precision, depth, True)
+        if key not in _CACHE:
+            _CACHE[key] = _counted(spec, files, kind, depth, read, teams=teams, duplicates=duplicates,
+                                   keep_depth=keep_depth, split_by_tag=split_by_tag, precision=precision)
+        found[depth] = _same_precision(_CACHE[key], precision)
+    return found
+
+
 def counts_depth(measure: Any) -> tuple[bool, int | None]:
     """Whether ``measure`` needs S_d alone (a count table will do), and the depth it counts S_d at.
 
@@ -125,15 +180,46 @@ def counts_depth(measure: Any) -> tuple[bool, int | None]:
     return False, None
 
 
-def _counted(spec: Any, files: list[Path], kind: str, depth: int | None, *, teams: Any, duplicates: Duplicates,
-             keep_depth: int | None, split_by_tag: bool | None, progress: bool | None,
+def _key(kind: str, files: list[Path], teams: Any, duplicates: Duplicates, keep_depth: int | None,
+         split_by_tag: bool | None, precision: ScorePrecision | None, depth: int | None,
+         counted: bool) -> tuple[Any, ...]:
+    """The key of a campaign read from ``files`` in this process's cache (:data:`_CACHE`)."""
+    return (kind, file_signature(files), repr(teams), duplicates, keep_depth, split_by_tag,
+            precision if kind == "runs" else None, ("counts", depth) if counted else None)
+
+
+def _reader(files: list[Path], kind: str, depths: list[int | None], *, teams: Any, duplicates: Duplicates,
+            keep_depth: int | None, split_by_tag: bool | None, progress: bool | None,
+            precision: ScorePrecision | None) -> Callable[[], Pool]:
+    """Reads the pool of run files or a saved pool once, on the first call, for counting S_d at ``depths``.
+
+    Run files are cut at the deepest of ``depths`` (and ``keep_depth``), or kept whole if any depth is None:
+    S_d at a depth within the cut counts the same documents as on the whole runs.
+    """
+    read: list[Pool] = []
+    cut = keep_depth
+    if None not in depths:
+        deepest = max(d for d in depths if d is not None)
+        cut = deepest if keep_depth is None else min(keep_depth, deepest)
+
+    def read_once() -> Pool:
+        if not read:
+            pool: Pool = (Pool.load(files[0]) if kind == "pool" else
+                    Pool.from_runs(files, teams=teams, duplicates=duplicates, keep_depth=cut,
+                                   split_by_tag=split_by_tag, progress=progress, scores=precision or "float32"))
+            _same_precision(pool, precision)
+            read.append(pool)
+        return read[0]
+
+    return read_once
+
+
+def _counted(spec: Any, files: list[Path], kind: str, depth: int | None, read: Callable[[], Pool], *, teams: Any,
+             duplicates: Duplicates, keep_depth: int | None, split_by_tag: bool | None,
              precision: ScorePrecision | None) -> CountTable:
-    """The count table of run files or a saved pool at ``depth``, through the disk cache."""
+    """The count table of run files or a saved pool at ``depth``, through the disk cache (``read`` reads them)."""
     def count() -> CountTable:
-        pool = (Pool.load(files[0]) if kind == "pool" else
-                Pool.from_runs(files, teams=teams, duplicates=duplicates, keep_depth=keep_depth,
-                               split_by_tag=split_by_tag, progress=progress, scores=precision or "float32"))
-        return CountTable.from_pool(_same_precision(pool, precision), depth)
+        return CountTable.from_pool(read(), depth)
 
     if kind == "pool":
         stored = _stored_table(files, depth, precision)

@@ -44,6 +44,8 @@ class CampaignInfo:
         source: A short description (``"pool"``, ``"count table"``...).
         scores: How scores are compared in trec_eval order: ``"float32"`` (pytrec_eval, ir_measures) or
             ``"float64"`` (trec_eval 10.0).
+        joined: Evaluated runs joined to the campaign as new systems (``joint=True``), counted in
+            ``num_systems``: S is the campaign's ``num_systems - joined`` plus them.
 
     """
 
@@ -53,22 +55,37 @@ class CampaignInfo:
     depths: tuple[int | None, ...] = ()
     source: str = "pool"
     scores: str = "float32"
+    joined: int = 0
 
-    def describe(self, depths: Sequence[int | None] = ()) -> str:
-        """One line, e.g. ``pool: S = 143 runs (143 runs); S_d at depth 100``."""
+    def describe(self, depths: Sequence[int | None] = (), alone: bool = False) -> str:
+        """One line stating the S the runs were scored with, e.g. ``pool: S = 143 runs; S_d at depth 100``.
+
+        Args:
+            depths: The depths S_d was counted at (default: the campaign's).
+            alone: The runs were scored each as if it alone joined the campaign: S is stated as the campaign's
+                plus the run itself (a run equal to a member is scored as that member, with the campaign's S).
+
+        Returns:
+            ``pool: S = 59 runs + the run itself (S = 60 for a run that is not a member; ...)`` when ``alone``,
+            ``pool joined by 2 evaluated runs: S = 59 + 2 joined = 61 runs`` for a joined campaign.
+
+        """
         runs = f" ({self.n_runs} runs)" if self.n_runs is not None and self.systems == "teams" else ""
         shown = list(dict.fromkeys(depths)) or list(self.depths)
         at = ", ".join("whole runs" if d is None else str(d) for d in shown)
         depth_text = f"; S_d at depth {at}" if shown else ""
         systems = self.systems[:-1] if self.num_systems == 1 else self.systems
         scores = "; scores compared as float64 (trec_eval 10.0)" if self.scores == "float64" else ""
-        return f"{self.source}: S = {self.num_systems} {systems}{runs}{depth_text}{scores}"
+        count = f"{self.num_systems - self.joined} + {self.joined} joined = " if self.joined else ""
+        itself = (f" + the run itself (S = {self.num_systems + 1} for a run that is not a member; a run equal to a "
+                  f"member is scored as that member, S = {self.num_systems})") if alone else ""
+        return f"{self.source}: S = {count}{self.num_systems} {systems}{runs}{itself}{depth_text}{scores}"
 
     def as_dict(self, depths: Sequence[int | None] = ()) -> dict[str, object]:
         """The same facts as a plain dict (for ``DataFrame.attrs`` and JSON)."""
         return {"S": self.num_systems, "systems": self.systems, "runs": self.n_runs,
                 "depths": list(dict.fromkeys(depths)) or list(self.depths), "source": self.source,
-                "scores": self.scores}
+                "scores": self.scores, **({"joined": self.joined} if self.joined else {})}
 
 
 @runtime_checkable

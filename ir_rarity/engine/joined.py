@@ -115,4 +115,4 @@ class JoinedCampaign:
         runs: Any = None if base.n_runs is None else base.n_runs + n_new
         return CampaignInfo(num_systems=base.num_systems + n_new, systems=base.systems, n_runs=runs,
                             depths=base.depths, source=f"{base.source} joined by {self.joining.n_runs} evaluated runs",
-                            scores=base.scores)
+                            scores=base.scores, joined=base.joined + n_new)

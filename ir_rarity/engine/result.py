@@ -81,9 +81,13 @@ class Evaluation:
 
         With ASL measures, ``"asl_lengths"``: ``{"differ", "min", "max", "shorter"}`` over the runs' longest
         rankings (``shorter``: the runs whose longest ranking is below ``max``, which ASL without ``length``
-        rewards).
+        rewards). With runs scored each as if it alone joined (``scored == "alone"``), ``"S_newcomer"``: the S a
+        run that is not a member was scored with (``S + 1``; a member's copy is scored with ``S``). A joined
+        campaign's ``"S"`` counts the joined runs, ``"joined"`` says how many.
         """
         attrs = {**self.info.as_dict(self.depths), "scored": self.mode, "members": dict(self.members)}
+        if self.mode == "alone":  # S above is the campaign's; a run that is not a member was scored with S + 1
+            attrs["S_newcomer"] = self.info.num_systems + 1
         if self.run_lengths:
             low, high = min(self.run_lengths.values()), max(self.run_lengths.values())
             attrs["asl_lengths"] = {"differ": low != high, "min": low, "max": high,
@@ -92,7 +96,7 @@ class Evaluation:
 
     def describe(self) -> str:
         """One line naming the campaign, the depths and how the runs were scored."""
-        return f"{self.info.describe(self.depths)}; {MODES[self.mode]}"
+        return f"{self.info.describe(self.depths, alone=self.mode == 'alone')}; {MODES[self.mode]}"
 
     # ------------------------------------------------------------------ values
     def label(self, measure: ir_measures.Measure) -> str:

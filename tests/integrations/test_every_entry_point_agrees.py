@@ -225,8 +225,10 @@ def test_tables_say_what_they_were_computed_against(campaign: dict[str, Path], c
     assert main(["eval", str(campaign["qrels"]), str(campaign["new"]), "--pool", str(campaign["parquet"]),
                  "-m", "P_rare@10", "--format", "markdown"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.startswith(f"Computed against the count table: S = {len(pool)} runs; S_d at depth 10")
-    assert f"ir-rarity: count table: S = {len(pool)} runs; S_d at depth 10" in captured.err
+    said = (f"count table: S = {len(pool)} runs + the run itself (S = {len(pool) + 1} for a run that is not a "
+            f"member; a run equal to a member is scored as that member, S = {len(pool)}); S_d at depth 10")
+    assert captured.out.startswith(f"Computed against the {said}")
+    assert f"ir-rarity: {said}" in captured.err
 
 
 def test_a_single_system_pool_warns(campaign: dict[str, Path], covid_qrels: pd.DataFrame,

@@ -122,13 +122,34 @@ def did_you_mean(name: object, known: Iterable[object], what: str = "") -> str:
 def warn(message: str, category: type[Warning]) -> None:
     """Issue a warning attributed to the first caller outside ir_rarity (the user's line, not the package's).
 
-    Python < 3.12 has no ``skip_file_prefixes``: the stack level is counted here, from the frames of this package.
+    Called through a library that hosts ir_rarity's measures (ir_measures, PyTerrier: ``pt.Experiment``,
+    ``ir_measures.calc_aggregate``), the frames of that library are passed over too, when a caller's line lies
+    beyond them (the stock ``ir_measures`` command has none: its warnings stay at ir_measures' line). Python < 3.12
+    has no ``skip_file_prefixes``: the stack level is counted here.
     """
     level, frame = 2, sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+    while frame is not None and _within(frame.f_code.co_filename, (_PACKAGE,)):
         level += 1
         frame = frame.f_back  # type: ignore[assignment]
+    files = (getattr(sys.modules.get(name), "__file__", None) for name in _HOSTS)
+    hosts = tuple(os.path.dirname(os.path.abspath(file)) for file in files if isinstance(file, str))
+    beyond, caller = level, frame
+    while caller is not None and _within(caller.f_code.co_filename, hosts):
+        beyond += 1
+        caller = caller.f_back  # type: ignore[assignment]
+    if caller is not None and not caller.f_code.co_filename.startswith("<"):  # a file's line, not runpy's
+        level = beyond
     warnings.warn(message, category, stacklevel=level)
+
+
+_HOSTS = ("ir_measures", "pyterrier")
+"""The libraries that call ir_rarity's measures for their users, whose frames :func:`warn` passes over."""
+
+
+def _within(filename: str, folders: tuple[str, ...]) -> bool:
+    """Whether the file ``filename`` lies in one of ``folders``."""
+    path = os.path.abspath(filename)
+    return any(path.startswith(folder + os.sep) for folder in folders)
 
 
 def deprecated(old: str, new: str) -> None:

@@ -79,6 +79,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.io.frames"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.pool"): LAZY,
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.integrations.tuples"): LAZY,
+    ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.engine.members"): LAZY,
     # heavy dependencies, for the path that needs them
     # deprecated methods of the campaign objects, kept for a release
     ("ir_rarity.pool.pool", "ir_rarity.evaluation"): DEPRECATED,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
     from ir_rarity.engine.judgments import Judgments
     from ir_rarity.engine.means import aggregate, exact_means, exact_sums, skips_undefined
+    from ir_rarity.engine.members import one_member_notice
     from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
     from ir_rarity.engine.one_run import CountsCampaign, score_run
     from ir_rarity.engine.pages import tune_allocator
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "aggregate": "means", "exact_means": "means", "exact_sums": "means", "skips_undefined": "means",
+    "one_member_notice": "members",
     "per_row_search_length": "asl",
     "ScorePrecision": "codes",
     "s_d_depth": "compute",
@@ -92,6 +94,7 @@ __all__ = [
     "is_engine_measure",
     "is_relevant",
     "newcomer_prefix_scores",
+    "one_member_notice",
     "per_row_search_length",
     "pool_qrels",
     "restricted_scores",

@@ -131,6 +131,14 @@ class RarityEvaluator(Evaluator):
         return self._judgments
 
     def _iter_calc(self, run: Any) -> Iterator[Metric]:
+        from ir_rarity.engine import one_member_notice
+
+        with one_member_notice():  # one notice for the run, however many count tables (depths) score it
+            metrics = list(self._values(run))
+        yield from metrics
+
+    def _values(self, run: Any) -> Iterator[Metric]:
+        """The run's values, the quick way (:mod:`ir_rarity.integrations.tuples`) or else the ordinary path."""
         from ir_rarity.integrations.tuples import cached_values, run_columns
 
         if self._columns is not None and not isinstance(run, list | dict) and not hasattr(run, "columns"):

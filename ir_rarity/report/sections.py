@@ -353,9 +353,10 @@ def _gather_unique(data: ReportData) -> None:
     joined = relevant.merge(counts, on=["query_id", "doc_id"], how="left").fillna({"S_d": 0})
     s_d = joined["S_d"].to_numpy()
     rare = data.settings.rare
+    system = "team" if ev.info.systems == "teams" else "system"  # what S_d counts: a team's runs count once
     per_query = pd.DataFrame({"query_id": joined["query_id"], "relevant": 1, "retrieved by none": s_d == 0,
-                              "retrieved by one system": s_d == 1,
-                              f"retrieved by 1 to {rare} systems": (s_d >= 1) & (s_d <= rare)})
+                              f"retrieved by one {system}": s_d == 1,
+                              f"retrieved by 1 to {rare} {system}s": (s_d >= 1) & (s_d <= rare)})
     table = per_query.groupby("query_id", sort=False).sum(numeric_only=True).astype(int)
     data.rare_queries = table.iloc[natural_order(table.index)].reset_index()
 

@@ -22,6 +22,7 @@ from ir_rarity.engine.rule import apply_rule
 from ir_rarity.engine.runs import Duplicates
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.datasets import expand_official
+from ir_rarity.measures.base import warn_large_alpha
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool.build.retention import required_depth, required_rows
 from ir_rarity.pool.build.sources import Origin, file_kind, origin_of, path_specs, read_runs, run_files
@@ -202,6 +203,7 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
     labels = measure_labels(measures)
     measure_list = list(labels)
     check_measure_pools(campaign, measure_list)
+    warn_large_alpha(measure_list, labels)
     judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
     frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
                                                  split_by_tag=split_by_tag, progress=progress,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ir_rarity import __version__
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
 from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
-from ir_rarity.errors import InputError, Notice, RarityError, RarityWarning, did_you_mean
+from ir_rarity.errors import DegeneratePoolWarning, InputError, Notice, RarityError, RarityWarning, did_you_mean
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
@@ -172,9 +172,22 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
 
     if args.joint and not args.pool:
         raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
-    return evaluate(_runs_spec(args.runs), args.qrels, measures, pool=_runs_spec(args.pool) if args.pool else None,
-                    joint=args.joint, teams=args.teams or None, duplicates=args.duplicates,
-                    split_by_tag=args.split_by_tag, scores="float64" if args.trec_eval_10 else None)
+    # Rarity measures read S_d: one run without --pool is a campaign of one system (S = 1), every R(d) = 0. (Runs
+    # counted as one team by --teams are the user's choice; alpha=0 is the standard measure and reads no S_d.)
+    pooled = [label for m, label in measures.items()
+              if isinstance(m, RarityMeasure) and m.NEEDS_POOL and m.params.get("alpha", 1.0) != 0]
+    with warnings.catch_warnings():
+        if pooled and not args.pool and not args.teams:
+            warnings.simplefilter("error", DegeneratePoolWarning)
+        try:
+            return evaluate(_runs_spec(args.runs), args.qrels, measures,
+                            pool=_runs_spec(args.pool) if args.pool else None, joint=args.joint,
+                            teams=args.teams or None, duplicates=args.duplicates, split_by_tag=args.split_by_tag,
+                            scores="float64" if args.trec_eval_10 else None)
+        except DegeneratePoolWarning:
+            raise _UsageError(f"{', '.join(pooled)} {'needs' if len(pooled) == 1 else 'need'} a campaign: one run "
+                              "was given and no --pool (S = 1, so every rarity weight is 0); give the campaign's "
+                              "runs, or --pool") from None
 
 
 # ---------------------------------------------------------------------------------------------- commands

@@ -185,8 +185,8 @@ def _warn_if_degenerate(campaign: Campaign, engine: Sequence[Any]) -> None:
     pooled = [str(m) for m in engine if getattr(m, "NEEDS_POOL", True)]
     if pooled and campaign.info().num_systems == 1:
         warn(f"the pool holds a single system (S = 1): {', '.join(pooled)} cannot tell rare documents from "
-                      "common ones (every document a member retrieved has S_d = S); score the run against a "
-                      "campaign of several systems", DegeneratePoolWarning)
+             "common ones (every document a member retrieved has S_d = S); score the run against a campaign of "
+             "several systems (give the campaign's runs, or pool= / --pool)", DegeneratePoolWarning)
 
 
 def _longest_rankings(blocks: Iterable[Rows], longest: list[np.ndarray]) -> Iterator[Rows]:

@@ -7,15 +7,16 @@ computation lives in :mod:`ir_rarity.engine`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import ir_measures
 from ir_measures.measures.base import _NOT_PROVIDED, Agg, ParamInfo
 
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import ParameterError, RarityWarning, warn
 
-__all__ = ["MAX_ALPHA", "ExactMeanAgg", "RarityMeasure", "RarityWeightedMeasure", "pool_param", "rarity_params",
-           "rel_param"]
+__all__ = ["LARGE_ALPHA", "MAX_ALPHA", "ExactMeanAgg", "RarityMeasure", "RarityWeightedMeasure", "pool_param",
+           "rarity_params", "rel_param", "warn_large_alpha"]
 
 
 class ExactMeanAgg(Agg):
@@ -160,6 +161,38 @@ class RarityWeightedMeasure(RarityMeasure):
                 and "alpha" in self.params:
             raise ParameterError(f"{self.NAME}: alpha_per_topic=True sets alpha = 1/N_R per query; do not also "
                                  "give alpha")
+
+
+LARGE_ALPHA = 10.0
+r"""Above this ``alpha`` a rarity-weighted score is almost pure rarity: a relevant document's gain
+:math:`1 + \alpha R(d)` is then mostly :math:`\alpha R(d)`, and the values (up to k times :math:`1 + \alpha`) no
+longer read as the standard measure's. :func:`warn_large_alpha` says so once per measure and call."""
+
+
+def warn_large_alpha(measures: Iterable[Any], labels: Mapping[Any, str] | None = None) -> None:
+    """Warn once for each distinct measure whose alpha exceeds :data:`LARGE_ALPHA`, pointing to ``bounded=True``.
+
+    One :class:`~ir_rarity.errors.RarityWarning` (one line) a measure; nothing for other measures. Called once per
+    evaluation (by the front door), never per query or per run.
+
+    Args:
+        measures: The measures of one call.
+        labels: The text each measure was given as (its column), to name it as the user wrote it.
+
+    """
+    for measure in dict.fromkeys(measures):
+        params = getattr(measure, "params", None)
+        if not isinstance(measure, RarityWeightedMeasure) or not isinstance(params, dict):
+            continue
+        alpha = params.get("alpha")
+        if isinstance(alpha, (int, float)) and alpha > LARGE_ALPHA:
+            grows = math.isfinite(measure.MAX_ALPHA)  # P_rare, AP_rare, nDCG_rare; R_rare is a ratio
+            name = (labels or {}).get(measure, str(measure))
+            warn(f"{name}: alpha = {alpha:g} > {LARGE_ALPHA:g} makes the score almost pure rarity (a relevant "
+                 "document gains 1 + alpha R(d), mostly alpha R(d))"
+                 + (", its values far above the standard measure's" if grows else "")
+                 + "; for a score that still counts relevance, in [0, 1], use bounded=True (alpha in [0, 1])",
+                 RarityWarning)
 
 
 GAIN_CHOICES = ("binary", "graded")

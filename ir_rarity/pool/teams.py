@@ -2,12 +2,14 @@
 
 S counts teams when a pool is built with them (so that one team's near-identical runs do not make its documents
 look common). A run the team file does not list counts as a team of its own (:func:`assign_teams`, with one
-:class:`~ir_rarity.errors.TeamNotice`).
+:class:`~ir_rarity.errors.TeamNotice`); a team file that lists none of the campaign's runs is refused.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from ir_rarity.errors import InputError, TeamNotice, warn
 from ir_rarity.io.csvfile import read_csv_columns
 from ir_rarity.io.raw import short
 
-__all__ = ["assign_teams", "read_teams", "teams_file"]
+__all__ = ["TeamMap", "assign_teams", "read_teams", "teams_file"]
 
 
 def _spec(teams: Any) -> tuple[str, str, str]:
@@ -61,13 +63,70 @@ def read_teams(teams: Any) -> dict[str, str]:
             run listed with two different teams (the message names the file, the line and the run).
 
     """
+    if isinstance(teams, TeamMap):
+        return teams  # read from its file already
     if isinstance(teams, Mapping):
         return {str(run): str(team) for run, team in teams.items()}
     path, run_column, team_column = _spec(teams)
     if not Path(path).is_file():
         raise InputError("no such teams file", path)
-    frame = read_csv_columns(path, (run_column, team_column), "teams")
-    return _team_map(frame, run_column, team_column, path)
+    frame = read_csv_columns(path, (), "teams")
+    _check_columns([str(c) for c in frame.columns], run_column, team_column, path)
+    return TeamMap(_team_map(frame, run_column, team_column, path), source=path)
+
+
+class TeamMap(dict[str, str]):
+    """A ``run -> team`` mapping read from a file, remembering the file (for errors naming it).
+
+    Attributes:
+        source: The file the mapping was read from.
+
+    """
+
+    def __init__(self, teams: Mapping[str, str], source: str) -> None:
+        super().__init__(teams)
+        self.source = source
+
+
+_RUN_COLUMNS = ("tag", "runtag", "run_tag", "runid", "run_id", "run_name", "runname", "system")
+"""Columns that name runs in leaderboards (official TREC leaderboards: ``tag``), suggested for a missing ``run``."""
+
+
+def _check_columns(columns: Sequence[str], run_column: str, team_column: str, path: str) -> None:
+    """Refuse a teams file without its run or team column, listing its columns and the spec that would read it.
+
+    The columns are listed only when the first line reads as a header (every field a name such as ``tag`` or
+    ``team score``): a file given by mistake may begin with anything, e.g. a password, and no cell of it is quoted.
+
+    Raises:
+        InputError: ``leaderboard.csv: teams file has no column 'run' in its first line (its columns: 'tag',
+            'team'; did you mean 'tag'? give 'leaderboard.csv:tag:team')``.
+
+    """
+    for column, role in ((run_column, "run"), (team_column, "team")):
+        if column in columns:
+            continue
+        if not columns or not all(_COLUMN_NAME.fullmatch(c) for c in columns):
+            raise InputError(f"teams file has no column {short(column, 20)} in its first line (its header, of "
+                             f"{len(columns)} field(s)); name the columns: 'path:run_column:team_column'", path)
+        others = [c for c in columns if c not in (run_column, team_column)]
+        close = difflib.get_close_matches(column, others, n=1, cutoff=0.6)
+        close = close or [c for c in others if c.lower() == column.lower()][:1]
+        if not close and role == "run":
+            close = [c for c in others if c.lower() in _RUN_COLUMNS][:1]
+        shown = ", ".join(repr(c) for c in columns[:8]) + (", ..." if len(columns) > 8 else "")
+        if close:
+            run, team = (close[0], team_column) if role == "run" else (run_column, close[0])
+            hint = f"; did you mean {close[0]!r}? give {f'{path}:{run}:{team}'!r})"
+        else:
+            spec = f"{path}:RUN_COLUMN:{team_column}" if role == "run" else f"{path}:{run_column}:TEAM_COLUMN"
+            hint = f"); name the {role} column: {spec!r}"
+        raise InputError(f"teams file has no column {short(column, 20)} in its first line (its columns: "
+                         f"{shown}{hint}", path)
+
+
+_COLUMN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_ .-]{0,29}")
+"""What a header field that names a column looks like (listed in messages); anything else is never quoted."""
 
 
 def _team_map(frame: Any, run_column: str, team_column: str, path: str) -> dict[str, str]:
@@ -97,8 +156,18 @@ def assign_teams(names: Sequence[str], teams: Mapping[str, str]) -> list[str]:
     Returns:
         One team name per run of ``names``.
 
+    Raises:
+        InputError: ``teams`` read from a file (a :class:`TeamMap`) that lists none of ``names``: the wrong file, or
+            runs named otherwise (the message names the file, the number of runs and a name of each).
+
     """
     missing = [n for n in names if n not in teams]
+    if isinstance(teams, TeamMap) and names and len(missing) == len(names):
+        listed = next(iter(teams), None)
+        example = f"the file lists e.g. {short(listed)}" if listed is not None else "the file lists no run"
+        raise InputError(f"the teams file names none of the campaign's {len(names):,} run(s): the campaign has e.g. "
+                         f"{short(names[0])}, {example}; give the campaign's leaderboard, or name its run column "
+                         "('path:run_column:team_column')", teams.source)
     if missing:
         shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
         warn(f"{len(missing)} run(s) not in the team file count as a team of their own each: {shown}",

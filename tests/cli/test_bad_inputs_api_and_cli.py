@@ -240,8 +240,11 @@ def test_one_run_pool_with_the_bounded_variant(files) -> None:
     for measure in ("P_rare(bounded=True,alpha=0.5)@2", "AP_rare(bounded=True,alpha=0.5)"):
         with pytest.raises(ParameterError, match="needs at least 2 systems"):
             pool.evaluate(files["qrels"], [measure])
+    # The command line refuses any rarity measure on one run without --pool first (tests/cli/test_new_user_hints.py).
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], "-m", "P_rare(bounded=True,alpha=0.5)@2"),
-                     "at least 2 systems")
+                     "P_rare(bounded=True,alpha=0.5)@2 needs a campaign: one run was given and no --pool")
+    assert_cli_error(run_cli("eval", files["qrels"], files["A"], "--pool", files["A"], "-m",
+                             "P_rare(bounded=True,alpha=0.5)@2"), "at least 2 systems")
 
 
 # ------------------------------------------------------------------------------------------ unusual docnos

@@ -94,8 +94,10 @@ def test_csv_files_users_name_fail_in_one_line_without_quoting_them(tmp_path: Pa
 
 def test_notices_of_every_command_are_one_line(tmp_path: Path, files: dict[str, Path]) -> None:
     teams = tmp_path / "teams.csv"
-    teams.write_text("run,team\nother,T\n")
-    done = run_cli("pool", files["run"], "--teams", teams, "--depth", "2", "--out", tmp_path / "sd.csv")
+    teams.write_text("run,team\nrun2,T\n")  # lists one of the two runs (a file listing none is an error)
+    (tmp_path / "run2").write_text(files["run"].read_text())
+    done = run_cli("pool", files["run"], tmp_path / "run2", "--teams", teams, "--depth", "2", "--out",
+                   tmp_path / "sd.csv")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.strip().splitlines()
     assert any(line.startswith("ir-rarity: note: 1 run(s) not in the team file") for line in lines)

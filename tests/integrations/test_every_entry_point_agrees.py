@@ -239,7 +239,13 @@ def test_a_single_system_pool_warns(campaign: dict[str, Path], covid_qrels: pd.D
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegeneratePoolWarning)
         one.evaluate(covid_qrels, ["P@10", "ASL"])  # measures that need no pool: no warning
-    assert main(["eval", str(campaign["qrels"]), str(campaign["new"]), "-m", "P_rare@10", "U_novel@10"]) == 0
+    # The command line refuses it instead (one line; tests/cli/test_new_user_hints.py); with --pool it warns.
+    assert main(["eval", str(campaign["qrels"]), str(campaign["new"]), "-m", "P_rare@10", "U_novel@10"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "ir-rarity: error: P_rare@10, U_novel@10 need a campaign: one run was given and no --pool (S = 1, so every "
+        "rarity weight is 0); give the campaign's runs, or --pool"]
+    assert main(["eval", str(campaign["qrels"]), str(campaign["new"]), "--pool", str(campaign["new"]),
+                 "-m", "P_rare@10", "U_novel@10"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert sum("warning: the pool holds a single system (S = 1)" in line for line in err) == 1
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from ir_rarity.errors import InputError, SkippedFilesNotice, warn
 
-__all__ = ["FileSignature", "Origin", "expand_run_paths", "file_kind", "file_signature", "origin_of", "path_specs",
-           "run_files"]
+__all__ = ["FileSignature", "Origin", "RunFiles", "expand_run_paths", "file_kind", "file_signature", "origin_of",
+           "path_specs", "run_files"]
 
 _GLOB_CHARS = set("*?[")
 
@@ -209,17 +209,42 @@ def origin_of(files: Sequence[Path], kind: str) -> Origin:
     """The :class:`Origin` of a campaign read from ``files`` as ``kind``."""
     return Origin(kind, file_signature(files))
 
+class RunFiles(list[Path]):
+    """The files :func:`run_files` listed, remembering which came from listing a folder (for the readers' hints).
+
+    Attributes:
+        folders: Each file read from a folder listing (its path as a string) -> that folder as given.
+
+    """
+
+    def __init__(self, files: Sequence[Path] = (), folders: dict[str, str] | None = None) -> None:
+        super().__init__(files)
+        self.folders: dict[str, str] = dict(folders or {})
+
+
 def run_files(runs: Any) -> list[Path]:
     """The files a run file, directory, glob pattern or list of them names (listed once, here).
+
+    Returns:
+        A :class:`RunFiles` (a list of paths); given one, it is returned as it is (already listed).
 
     Raises:
         InputError: nothing at a path, an empty list, or a value that names no files.
 
     """
+    if isinstance(runs, RunFiles):
+        return runs
     specs = path_specs(runs)
     if specs is None:
         if isinstance(runs, (list, tuple)) and not runs:
             raise InputError("the list of run files is empty")
         raise InputError(f"cannot build a pool from {type(runs).__name__}: give a dict of runs, a run file, a "
                          "directory, a glob pattern or a list of run files")
-    return [p for spec in specs for p in expand_run_paths(spec)]
+    files = RunFiles()
+    for spec in specs:
+        listed = expand_run_paths(spec)
+        text = os.fspath(spec)
+        if text != "-" and not Path(text).is_file() and Path(text).is_dir():
+            files.folders.update((os.fspath(p), text) for p in listed)
+        files.extend(listed)
+    return files

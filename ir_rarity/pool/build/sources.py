@@ -10,7 +10,7 @@ to split a file of several runs into one run per tag, named by the tag.
 from __future__ import annotations
 
 import os
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +25,7 @@ from ir_rarity.io.frames import as_run_frame
 from ir_rarity.io.trec import read_trec_run, read_trec_run_table
 from ir_rarity.pool.build.paths import (  # listed and signed without a reader; re-exported here, where they were
     Origin,
+    RunFiles,
     expand_run_paths,
     file_kind,
     file_signature,
@@ -159,8 +160,34 @@ def _files_read(files: Sequence[Path], read: Callable[[Path], Any], progress: bo
                 ) -> Iterator[tuple[Path, Any]]:
     """Each file with what ``read`` gives of it, read ahead on two threads, with a progress bar of the files."""
     enabled = False if progress is None and len(files) < 20 else progress  # a few files read in a blink
-    yield from bar(zip(files, _read_ahead(list(files), read), strict=True), total=len(files),
-                   desc="reading runs", unit="file", enabled=enabled)
+    try:
+        yield from bar(zip(files, _read_ahead(list(files), read), strict=True), total=len(files),
+                       desc="reading runs", unit="file", enabled=enabled)
+    except InputError as e:
+        folders = files.folders if isinstance(files, RunFiles) else {}
+        if e.source not in folders or e.line != 1 or not e.message.startswith(f"expected {_RUN_FIELDS} "):
+            raise
+        raise InputError(_not_a_run(e.message, e.source, folders), e.source, e.line) from None
+
+
+_RUN_FIELDS = 6
+
+
+def _not_a_run(message: str, source: str, folders: Mapping[str, str]) -> str:
+    """A field-count error on the first line of a file a folder listing gave, with what to do about it.
+
+    Such a file is not a run at all (a ``README.txt``, qrels kept with the runs): the hint says a run folder holds
+    only run files and suggests a glob of the suffix the folder's other files share.
+    """
+    folder = folders[source]
+    own = Path(source).suffix
+    suffixes = Counter(Path(f).suffix for f, d in folders.items() if d == folder and f != source)
+    common = [s for s, _ in suffixes.most_common() if s and s != own][:1]
+    base = message.split(" (", 1)[0]  # the field counts, less the reader's own guess (qrels given as RUNS?)
+    glob_hint = (f"name the runs with a glob such as {os.path.join(folder, '*' + common[0])!r}, or move "
+                 f"{Path(source).name!r} out of the folder" if common else
+                 f"move {Path(source).name!r} out of the folder, or name the run files one by one")
+    return f"{base} (a run folder holds only run files: {glob_hint})"
 
 
 def read_runs(runs: RunsLike, *, depth: int | None = None, duplicates: Duplicates = "error",

@@ -232,6 +232,7 @@ def test_no_function_level_import_dodges_a_cycle(graph) -> None:
     assert dodging == []
 
 
+@pytest.mark.slow
 def test_lazy_imports_are_lazy(graph) -> None:
     """Each import listed as lazy defers something: importing its module does not load the target."""
     _, inner = graph

@@ -39,6 +39,7 @@ print(matplotlib.get_backend(), len(plt.get_fignums()))
 """
 
 
+@pytest.mark.slow
 def test_plots_keep_the_backend_and_open_no_pyplot_figure() -> None:
     pytest.importorskip("matplotlib")
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300)

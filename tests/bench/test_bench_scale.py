@@ -27,6 +27,7 @@ def five_run_files(tmp_path_factory) -> tuple[Path, int]:
     return folder, sum(len(rows) for rows in lines.values())
 
 
+@pytest.mark.slow
 def test_bench_prints_every_ratio(five_run_files: tuple[Path, int], monkeypatch, capsys) -> None:
     folder, n_rows = five_run_files
     bench = load_script("bench/bench_scale.py")

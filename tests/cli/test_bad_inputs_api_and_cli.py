@@ -92,6 +92,7 @@ def test_bad_qrels_file_api(tmp_path: Path, files, case: str) -> None:
     assert bad.read_bytes() == data
 
 
+@pytest.mark.slow
 def test_bad_files_cli(tmp_path: Path, files) -> None:
     """One CLI call per malformed run and qrels file: one line, exit 2, the file (and line) named."""
     for table, kind in ((BAD_RUNS, "run"), (BAD_QRELS, "qrels")):
@@ -106,6 +107,7 @@ def test_bad_files_cli(tmp_path: Path, files) -> None:
             assert digest([bad, *files.values()]) == before, case
 
 
+@pytest.mark.slow
 def test_corrupt_gzip(tmp_path: Path, files) -> None:
     truncated = tmp_path / "cut.gz"
     truncated.write_bytes(gzip.compress(RUN_A.encode())[:-12])
@@ -127,6 +129,7 @@ def test_corrupt_gzip(tmp_path: Path, files) -> None:
     assert_cli_error(run_cli("eval", qrels_gz, files["A"], "-m", "P@2"), "qrels.gz")
 
 
+@pytest.mark.slow
 def test_duplicate_document_in_a_run(tmp_path: Path, files) -> None:
     dup = tmp_path / "dup"
     dup.write_text("q1 Q0 d1 1 3.0 D\nq1 Q0 d2 2 2.0 D\nq1 Q0 d1 3 1.0 D\n")
@@ -158,6 +161,7 @@ def test_infinite_scores_order_as_in_trec_eval(tmp_path: Path, files) -> None:
 
 
 # ------------------------------------------------------------------------------------------ trec_eval semantics
+@pytest.mark.slow
 def test_negative_labels_are_non_relevant(tmp_path: Path, files) -> None:
     negative, zero = tmp_path / "neg", tmp_path / "zero"
     negative.write_text(QRELS.replace("q1 0 d2 0", "q1 0 d2 -1"))
@@ -169,6 +173,7 @@ def test_negative_labels_are_non_relevant(tmp_path: Path, files) -> None:
     assert out[0] == out[1] and out[0].count("\n") == 3
 
 
+@pytest.mark.slow
 def test_queries_in_only_one_of_run_and_qrels(tmp_path: Path, files) -> None:
     extra = tmp_path / "extra"
     extra.write_text(RUN_A + "q9 Q0 d1 1 5.0 A\n")  # q9: not judged -> ignored
@@ -183,6 +188,7 @@ def test_queries_in_only_one_of_run_and_qrels(tmp_path: Path, files) -> None:
     assert result.returncode == 0 and "only_q1,0.5000" in result.stdout and "A,1.0000" in result.stdout
 
 
+@pytest.mark.slow
 def test_two_runs_with_the_same_name(tmp_path: Path, files) -> None:
     (tmp_path / "other").mkdir()
     twin = tmp_path / "other" / "A"
@@ -235,6 +241,7 @@ def test_pool_depth_must_be_positive(files, tmp_path: Path) -> None:
     assert not (tmp_path / "sd.csv").exists()
 
 
+@pytest.mark.slow
 def test_one_run_pool_with_the_bounded_variant(files) -> None:
     pool = Pool.from_runs([files["A"]])
     for measure in ("P_rare(bounded=True,alpha=0.5)@2", "AP_rare(bounded=True,alpha=0.5)"):
@@ -251,6 +258,7 @@ def test_one_run_pool_with_the_bounded_variant(files) -> None:
 UNUSUAL = ['"quoted"', "it's", "#hash", "a#b", "naïve", "文書", "emoji😀", "x" * 5000, "d,1", "<d>&amp;"]
 
 
+@pytest.mark.slow
 def test_unusual_docnos_are_kept_exactly(tmp_path: Path) -> None:
     run = tmp_path / "odd.run"
     run.write_text("".join(f"q#1 Q0 {d} {i} {len(UNUSUAL) - i} odd\n" for i, d in enumerate(UNUSUAL)),
@@ -289,6 +297,7 @@ def test_inputs_are_never_changed(files) -> None:
     pd.testing.assert_frame_equal(qrels, keep_qrels)
 
 
+@pytest.mark.slow
 def test_outputs_never_overwrite_inputs(files, tmp_path: Path) -> None:
     before = digest(list(files.values()))
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], files["B"], "-m", "P@2", "--output", files["qrels"]),

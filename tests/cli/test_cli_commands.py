@@ -34,6 +34,7 @@ def multi_run_file(hand_files: dict[str, Path], tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_eval_jsonl_matches_python_api(hand_files, expected):
     result = run_cli("eval", hand_files["qrels"], *(hand_files[n] for n in "ABC"), "-m", *MEASURES,
                      "--format", "jsonl", script=True)
@@ -47,6 +48,7 @@ def test_eval_jsonl_matches_python_api(hand_files, expected):
             assert row[m] == pytest.approx(expected.loc[row["run"], m], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_eval_tsv_single_file_split_by_tag(hand_files, expected, multi_run_file):
     result = run_cli("eval", hand_files["qrels"], multi_run_file, "--split-by-tag", "-m", *MEASURES, "-p", "-1")
     assert result.returncode == 0, result.stderr
@@ -77,6 +79,7 @@ def test_every_format_in_process(hand_files, expected, capsys):
             assert r"P\_rare@2" in out and out.count(r"\\") == 4
 
 
+@pytest.mark.slow
 def test_per_query_long_output(hand_files):
     result = run_cli("eval", hand_files["qrels"], *(hand_files[n] for n in "ABC"), "-m", "P_rare@2", "P@2", "-q",
                      "-p", "-1")
@@ -122,6 +125,7 @@ def test_depth_and_teams(hand_files, tmp_path, capsys):
         assert row["P_rare@3"] == pytest.approx(one_team.loc[row["run"], "P_rare@3"], abs=1e-12)
 
 
+@pytest.mark.slow
 def test_errors_are_one_line_exit_2(hand_files, tmp_path):
     bad = tmp_path / "bad.run"
     bad.write_text("q1 Q0 d1 1 1.0 X\nq1 Q0 d2 2 notanumber X\n")
@@ -163,6 +167,7 @@ def test_pool_export(hand_files, tmp_path):
     assert_cli_error(run_cli("pool", *runs, "--out", tmp_path / "x.txt"), ".csv or .parquet")
 
 
+@pytest.mark.slow
 def test_meta_command(hand_files, tmp_path):
     runs = [hand_files[n] for n in "ABC"]
     try:
@@ -176,6 +181,7 @@ def test_meta_command(hand_files, tmp_path):
         assert (tmp_path / "rep" / "report.md").exists()
 
 
+@pytest.mark.slow
 def test_demo_runs():
     result = run_cli("demo", "--top", "5")
     assert result.returncode == 0, result.stderr
@@ -191,6 +197,7 @@ def test_startup_hook_is_light_and_registers():
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "True"
 
 
+@pytest.mark.slow
 def test_stock_ir_measures_command(hand_files):
     runs = [hand_files[n] for n in "ABC"]
     folder = str(runs[0].parent / "[ABC]")

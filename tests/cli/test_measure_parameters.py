@@ -41,6 +41,7 @@ def test_bad_parameters_api(text: str) -> None:
         parse_measure(ir_measures.parse_measure(text))
 
 
+@pytest.mark.slow
 def test_bad_parameters_cli(files: dict[str, Path]) -> None:
     for text, words in BAD.items():
         result = run_cli("eval", files["qrels"], files["run"], "-m", text)
@@ -55,6 +56,7 @@ def test_good_parameters_pass_and_int_floats_become_floats() -> None:
     assert str(parse_measure("ASL@g1-10")) == "ASL@g1-10"
 
 
+@pytest.mark.slow
 def test_sdcg_with_max_rel_says_unsupported(files: dict[str, Path]) -> None:
     # ir_measures knows SDCG; none of the installed providers computes it: one line saying so, exit 2
     result = run_cli("eval", files["qrels"], files["run"], "-m", "SDCG(max_rel=2)@10")
@@ -64,6 +66,7 @@ def test_sdcg_with_max_rel_says_unsupported(files: dict[str, Path]) -> None:
         assert_cli_error(result, "SDCG(max_rel=2)@10")
 
 
+@pytest.mark.slow
 def test_duplicate_measures_are_one_column(files: dict[str, Path]) -> None:
     assert parse_measures(["P@10", "P@10", "P_rare(alpha=1)@5", "P_rare@5"]) == [
         ir_measures.P @ 10, ir_rarity.P_rare @ 5]

@@ -113,6 +113,7 @@ def test_file_options_without_a_stream_refuse_dash(command: list[str], hand_file
     assert not (tmp_path / "-").exists()
 
 
+@pytest.mark.slow
 def test_standard_input_is_read_once(files: dict[str, Path]) -> None:
     run = files["run"].read_text()
     cases = [(["eval", files["qrels"], "-", "--pool", "-", "-m", "AP"], "given as RUNS and --pool"),

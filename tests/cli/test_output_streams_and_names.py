@@ -76,6 +76,7 @@ def test_cli_output_to_dev_stdout_appends_to_the_log(tmp_path: Path, files: dict
     assert log.read_text().splitlines() == ["earlier line", "run\tP@2", "run\t0.5000"]
 
 
+@pytest.mark.slow
 def test_cli_output_to_a_fifo_and_dev_null(tmp_path: Path, files: dict[str, Path]) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -103,6 +104,7 @@ def test_run_names_with_tabs_or_line_breaks_api() -> None:
     assert "\t" not in text and sum("0.2500" in line and "c&#10;d" in line for line in text.splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="a tab in a file name")
 def test_run_names_with_tabs_cli(tmp_path: Path, files: dict[str, Path]) -> None:
     runs = tmp_path / "runs"

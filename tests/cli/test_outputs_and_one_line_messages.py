@@ -17,6 +17,7 @@ from ir_rarity import InputError, ParameterError, Pool, RarityError, read_trec_q
 
 
 # ------------------------------------------------------------------------------ outputs never overwrite inputs
+@pytest.mark.slow
 def test_outputs_never_overwrite_inputs(tmp_path: Path, files: dict[str, Path]) -> None:
     runs = tmp_path / "tr"
     runs.mkdir()
@@ -52,6 +53,7 @@ def test_a_list_where_a_measure_is_expected(files: dict[str, Path]) -> None:
         system_count_robustness(pool, read_trec_qrels(files["qrels"]), ["P_rare@100"])  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_an_ir_datasets_id_that_cannot_be_fetched(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     import ir_datasets
 

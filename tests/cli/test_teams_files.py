@@ -14,6 +14,7 @@ from tests.cli_helpers import assert_cli_error, run_cli
 SECRET = "DB_PASSWORD=hunter2secret,API_KEY=sk-live-abcdef,HOST=prod.internal\n"
 
 
+@pytest.mark.slow
 def test_a_secret_first_line_is_never_quoted(tmp_path: Path, files: dict[str, Path]) -> None:
     board = tmp_path / "env.csv"
     board.write_text(SECRET + "a,b,c\n")

@@ -46,6 +46,7 @@ def test_leave_one_team_out_equals_a_pool_built_without_the_team(team_pool, covi
         np.testing.assert_allclose(got[m][[names.index(n) for n in gone]], newcomers.values[m], rtol=1e-12, atol=0)
 
 
+@pytest.mark.slow
 def test_composition_ranges_hold_the_scratch_values(team_pool, covid_qrels):
     table = composition(team_pool, covid_qrels, ["P_rare(alpha=0.5)@100"], resamples=30, seed=1)
     m = "P_rare(alpha=0.5)@100"

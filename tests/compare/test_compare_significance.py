@@ -81,6 +81,7 @@ def test_randomization_matches_scipy_exact_permutation_test(round1):
         assert got.set_index("run").loc[run, "pvalue"] == pytest.approx(exact, abs=0.005)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["bonferroni", "holm", "fdr_bh", "sidak", "fdr_by"])
 def test_corrections_equal_statsmodels(round1, method):
     values, names = _subset(round1)
@@ -131,6 +132,7 @@ def test_pairs_and_bad_input():
         correct(np.array([0.1]), "magic")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["bonferroni", "holm", "fdr_bh"])
 def test_a_comparison_and_its_mirror_are_one_hypothesis(round1, method):
     values, names = _subset(round1)

@@ -31,6 +31,7 @@ def six(covid_pool, tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_markers_follow_the_corrected_tests(covid_pool, covid_qrels):
     sub = covid_pool.subset(RUNS)
     result = evaluate(sub, covid_qrels, ["P_rare(alpha=0.5)@100", "ASL"])
@@ -57,6 +58,7 @@ def test_markers_follow_the_corrected_tests(covid_pool, covid_qrels):
     assert r"\caption{" in latex and r"\textbf{" in latex and "$^{" in latex
 
 
+@pytest.mark.slow
 def test_cli_baseline_tsv_carries_pvalues(six, covid_qrels):
     result = run_cli("eval", covid_round1.qrels, six, "-m", "P_rare(alpha=0.5)@100", "--baseline", "BERT",
                      "--correction", "bonferroni", "--ci", "0.9", "--resamples", "300", "-p", "-1")
@@ -73,6 +75,7 @@ def test_cli_baseline_tsv_carries_pvalues(six, covid_qrels):
     assert "ir-rarity: pool: S = 6 runs" in result.stderr
 
 
+@pytest.mark.slow
 def test_cli_composition_and_plot(six, tmp_path):
     plot = tmp_path / "ranks.png"
     result = run_cli("eval", covid_round1.qrels, six, "-m", "P_rare(alpha=0.5)@100", "P@10", "--composition",
@@ -94,6 +97,7 @@ def test_cli_errors(six, args, words):
     assert_cli_error(run_cli("eval", covid_round1.qrels, six, "-m", "P_rare@100", *args), *words)
 
 
+@pytest.mark.slow
 def test_teams_file_with_a_named_run_column(tmp_path):
     board = pd.read_csv(covid_round1.leaderboard).rename(columns={"run": "tag"})
     path = tmp_path / "leaderboard.csv"

@@ -126,6 +126,7 @@ def test_caption_names_only_columns_the_marked_table_has(result, kwargs):
         assert {f"P@10 vs BERT {c}" for c in EFFECTS} <= set(table.frame().columns)
 
 
+@pytest.mark.slow
 def test_cli_diff_interval(covid_pool, tmp_path):
     for name in RUNS:
         run = covid_pool.run(name)

@@ -44,6 +44,7 @@ def test_pages_have_examples() -> None:
     assert len(with_code) >= 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p, "python")], ids=lambda p: p.name)
 def test_python_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "examples").glob("*.ipynb"))
 
 
+pytestmark = pytest.mark.slow  # notebooks run in a kernel
+
+
 def outputs(nb: object, output_type: str | None = None) -> list[dict]:
     """Every output of every code cell (of ``output_type`` if given)."""
     found = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]

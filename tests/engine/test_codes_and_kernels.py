@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +39,7 @@ def rankings(draw, max_group: int = 4):
     return score, doc, run, query
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(rankings())
 def test_trec_order_equals_lexsort(ranking) -> None:
@@ -99,6 +101,7 @@ def test_key_index_dense_grid_and_hash_paths_agree_with_np_unique() -> None:
         assert np.array_equal(code, inverse.reshape(-1))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "10", "2", "b", "a", "é"]), st.integers(1, 30)), max_size=12),
        st.sampled_from(["str", object]), st.lists(st.integers(0, 200), max_size=4))

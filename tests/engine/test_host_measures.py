@@ -99,6 +99,7 @@ def round1(covid_pool: Pool, covid_qrels: pd.DataFrame) -> tuple[dict[str, pd.Da
     return {n: covid_pool.run(n) for n in covid_pool.names}, covid_qrels
 
 
+@pytest.mark.slow
 def test_round1_every_run_and_query(round1: Any) -> None:
     runs, qrels = round1
     assert len(runs) == 143
@@ -107,6 +108,7 @@ def test_round1_every_run_and_query(round1: Any) -> None:
     assert all(theirs[m].sum() > 0 for m in measures)  # real values, not zeros against zeros
 
 
+@pytest.mark.slow
 def test_round1_whole_grid_on_a_sample_of_runs(round1: Any) -> None:
     runs, qrels = round1
     sample = sorted(np.random.default_rng(2020).choice(len(runs), size=20, replace=False).tolist())

@@ -67,6 +67,7 @@ def covid(covid_pool: Pool, covid_qrels: pd.DataFrame) -> tuple[Pool, pd.DataFra
     return covid_pool, covid_qrels, {n: covid_pool.run(n) for n in covid_pool.names}
 
 
+@pytest.mark.slow
 def test_round1_every_run_query_and_parameter_equals_pytrec_eval(covid: Any) -> None:
     pool, qrels, runs = covid
     measures = _measures()
@@ -78,6 +79,7 @@ def test_round1_every_run_query_and_parameter_equals_pytrec_eval(covid: Any) -> 
     assert zero == ["Bpref(rel=3)"]  # real values, not zeros against zeros (round 1 has no label 3)
 
 
+@pytest.mark.slow
 def test_round1_judged_equals_the_judged_provider(covid: Any) -> None:
     """Judged is ir_measures' measure: Judged@k gives its judged provider's values (ties by docno ascending), also
     where a tie straddles rank k (tests/engine/test_host_measures.py checks the tie cases one by one)."""

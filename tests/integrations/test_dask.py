@@ -20,6 +20,9 @@ MEASURES = ["P_rare(alpha=0.5)@100", "AP_rare@100", "nDCG_rare@10", "R_rare@50",
             "nDCG@10", "Bpref", "SetP"]
 
 
+pytestmark = pytest.mark.slow  # a Dask local cluster
+
+
 @pytest.fixture(scope="module")
 def round1_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The embedded round 1 (143 runs cut at depth 100) written as four gzipped files of several runs each."""

@@ -19,6 +19,9 @@ from ir_rarity.integrations.dask import _batches, evaluate_with_dask  # noqa: E4
 CUT = ["P_rare(alpha=0.5)@5", "AP_rare@10", "nDCG_rare@10", "P@5", "nDCG@10"]  # runs cut at rank 10
 
 
+pytestmark = pytest.mark.slow  # Dask over batches of files
+
+
 @pytest.fixture(scope="module")
 def round1_plain(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Round 1 (143 runs cut at depth 100) as one plain file a run."""

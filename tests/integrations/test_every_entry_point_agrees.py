@@ -133,6 +133,7 @@ def _values_stock_command(spec: Path, run: Path, qrels_path: Path) -> dict[str, 
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["copy", "new"])
 @pytest.mark.parametrize("form", ["folder", "npz", "parquet"])
 def test_every_path_gives_the_same_number(campaign: dict[str, Path], covid_qrels: pd.DataFrame, form: str,

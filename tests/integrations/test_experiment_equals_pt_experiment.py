@@ -32,7 +32,8 @@ MEASURES += ["P_5", "num_ret"]  # trec_eval names: columns named as given; num_r
 MEANS: dict = {"check_exact": False, "rtol": 1e-13, "atol": 0.0}
 """Frame equality with means within 1e-13 relative (exactly rounded sums here, left-to-right sums in pt)."""
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scipy on identical pairs, in both
+# slow: pt.Experiment on round-1 runs, every option; RuntimeWarning: scipy on identical pairs, in both
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
 
 @pytest.fixture(scope="module")

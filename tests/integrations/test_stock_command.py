@@ -87,6 +87,7 @@ def test_the_hook_imports_nothing_before_ir_measures(campaign: Path) -> None:
     assert out.stdout.split() == ["[]", "True"]
 
 
+@pytest.mark.slow
 def test_the_command_counts_the_campaign_once(campaign: Path) -> None:
     """The first call counts the pool and says where it cached the counts (one line); the next read them."""
     command = [*COMMANDS["ir_measures script"], "qrels", "pool/a", "P_rare(pool='pool')@2 P@2"]

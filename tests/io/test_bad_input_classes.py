@@ -155,6 +155,7 @@ def test_fuzz_frames_with_missing_ids_give_an_error_never_a_value(ids: list[obje
 
 
 # ------------------------------------------------------------------------------ streams
+@pytest.mark.slow
 def test_pipes_and_process_substitution_equal_the_file(files: dict[str, Path]) -> None:
     expected = run_cli("eval", files["qrels"], files["run"], "-m", "P@1", "-p", "-1")
     assert expected.returncode == 0 and "1.0" in expected.stdout
@@ -194,6 +195,7 @@ def _peak_child_kb(args: list[str]) -> tuple[subprocess.CompletedProcess, int]:
     return done, int(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_dev_zero_and_a_decompression_bomb_stop_early(tmp_path: Path, files: dict[str, Path]) -> None:
     bomb = tmp_path / "bomb.gz"
     with gzip.open(bomb, "wb", compresslevel=1) as f:
@@ -211,6 +213,7 @@ def test_dev_zero_and_a_decompression_bomb_stop_early(tmp_path: Path, files: dic
 
 
 # ------------------------------------------------------------------------------ nothing leaks
+@pytest.mark.slow
 def test_errors_quote_at_most_the_offending_field(tmp_path: Path, files: dict[str, Path]) -> None:
     secret = tmp_path / "secrets.txt"
     secret.write_text("root:x:0:0:TOPSECRET-PASSWORD-LINE:/root:/bin/bash\n")
@@ -232,6 +235,7 @@ def test_errors_quote_at_most_the_offending_field(tmp_path: Path, files: dict[st
 
 
 # ------------------------------------------------------------------------------ every failure is one line
+@pytest.mark.slow
 def test_unknown_compressions_and_archives(tmp_path: Path, files: dict[str, Path]) -> None:
     zst = tmp_path / "run.zst"
     zst.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 20)

@@ -33,6 +33,9 @@ ACCEPTED = ["spaces", "leading", "trailing", "crlf", "bom", "comment", "blank", 
 REJECTED = [None, None, "five", "seven", "score", "truncated"]
 
 
+pytestmark = pytest.mark.slow  # fuzzing real runs
+
+
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     folder = tmp_path_factory.mktemp("clean")

@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,9 @@ from ir_rarity import Pool, RarityError, read_trec_qrels, read_trec_run
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 VALID_RUN = b"q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1 tag\n"
 VALID_QRELS = b"q1 0 d1 1\nq1 0 d2 0\n"
+
+pytestmark = pytest.mark.slow  # fuzzing every reader (hypothesis)
+
 
 # Random bytes, plus mutations of valid files: they get past the first checks and reach the deeper ones.
 def _mutated(valid: bytes) -> st.SearchStrategy[bytes]:

@@ -59,6 +59,7 @@ def test_a_file_is_one_run_whatever_its_tags(tmp_path: Path, qrels: Path, case: 
     assert Pool.from_runs(path, split_by_tag=False).names == ["mine.run"]
 
 
+@pytest.mark.slow
 def test_split_by_tag_splits_only_when_asked(tmp_path: Path, qrels: Path) -> None:
     path = tmp_path / "both.run"
     path.write_text(_run(["A", "A", "A", "B", "B"]))

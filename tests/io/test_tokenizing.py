@@ -145,12 +145,14 @@ def _check(kind: str, data: bytes, compress: bool) -> None:
                 pd.testing.assert_frame_equal(_plain(frame), expected, check_dtype=False)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.sampled_from(["run", "qrels"]), st.booleans(), st.data())
 def test_readers_equal_the_reference_on_random_whitespace(kind: str, compress: bool, data: st.DataObject) -> None:
     _check(kind, data.draw(lines_of(kind, uniform=False)), compress)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.sampled_from(["run", "qrels"]), st.booleans(), st.data())
 def test_readers_equal_the_reference_on_uniform_files(kind: str, compress: bool, data: st.DataObject) -> None:

@@ -33,6 +33,7 @@ PAIRS = [("AP_rare(alpha=0,judged_only=True)", "AP(judged_only=True)"),
          ("P_rare(alpha=0,judged_only=True)@10", "P(judged_only=True)@10")]
 
 
+@pytest.mark.slow
 def test_judged_only_at_alpha_zero_equals_pytrec_eval(shallow: tuple[Pool, pd.DataFrame]) -> None:
     pool, qrels = shallow
     measures = parse_measures([m for pair in PAIRS for m in pair])

@@ -15,6 +15,7 @@ from ir_rarity.cli import commands as cli
 from ir_rarity.judging import simulation
 
 
+@pytest.mark.slow
 def test_pooling_command_writes_the_report(hand_files: dict[str, Path], tmp_path: Path) -> None:
     runs = [hand_files[n] for n in "ABC"]
     out = tmp_path / "report"
@@ -32,6 +33,7 @@ def test_pooling_command_writes_the_report(hand_files: dict[str, Path], tmp_path
     assert not any(p.name.endswith(".tmp") for p in out.iterdir())
 
 
+@pytest.mark.slow
 def test_pooling_command_refuses_to_write_over_inputs(hand_files: dict[str, Path], tmp_path: Path) -> None:
     runs = [hand_files[n] for n in "ABC"]
     assert_cli_error(run_cli("pooling", hand_files["qrels"], *runs, "--out", tmp_path), "refusing")
@@ -46,6 +48,7 @@ def _board(tmp_path: Path, header: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_leaderboard_names_its_run_column(hand_files: dict[str, Path], tmp_path: Path) -> None:
     runs = [hand_files[n] for n in "ABC"]
     board = _board(tmp_path, "tag")  # TREC's leaderboards name runs 'tag'

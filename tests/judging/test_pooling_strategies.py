@@ -171,6 +171,7 @@ def test_depth_k_reproduces_the_judging_pool(covid_pool: Pool, covid_qrels: pd.D
                                       expected.reset_index(drop=True), check_dtype=False)
 
 
+@pytest.mark.slow
 def test_simulation_counts_equal_an_independent_recount(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
     sim = simulate(covid_pool, covid_qrels, ["depth", "rbp", "mmns", "rarity(beta=1)"], [3, 25], depth=50)
     table = sim.table().set_index(["strategy", "budget"])
@@ -204,6 +205,7 @@ def test_bad_strategies_and_budgets_are_refused(tiny: tuple[Pool, Candidates]) -
         simulate(pool, TINY_QRELS, ["depth"], [0])
 
 
+@pytest.mark.slow
 def test_reusability_equals_a_recomputation(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
     covid_pool = covid_pool.subset(covid_pool.names[::5])  # 29 runs keep the recomputation quick
     sim = simulate(covid_pool, covid_qrels, ["rbp", "mtf"], [5], depth=20)
@@ -230,6 +232,7 @@ def test_reusability_equals_a_recomputation(covid_pool: Pool, covid_qrels: pd.Da
         assert row["tau"] == pytest.approx(sps.kendalltau(rare, base).statistic)
 
 
+@pytest.mark.slow
 def test_leave_one_team_out_in_a_pool_equals_a_recomputation(covid_qrels: pd.DataFrame) -> None:
     from ir_rarity import covid_round1
 

@@ -147,6 +147,7 @@ def _standard_pairs(name: str) -> list[tuple[ir_measures.Measure, ir_measures.Me
     return pairs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(STANDARD))
 @pytest.mark.parametrize("negatives", [False, True], ids=["round1", "negative labels"])
 def test_alpha_zero_equals_the_standard_measure(name: str, negatives: bool, runs: dict[str, pd.DataFrame],

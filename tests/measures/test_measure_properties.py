@@ -29,6 +29,9 @@ Run = dict[str, dict[str, float]]
 Qrels = dict[str, dict[str, int]]
 
 
+pytestmark = pytest.mark.slow  # hypothesis properties over many generated campaigns
+
+
 def _rows(data: bytes) -> dict[tuple[str, str], int]:
     """Each byte is one (query, document, value) row: 2 bits of query, 4 of document, 2 of value; first wins.
 

@@ -9,6 +9,8 @@ import pytest
 
 from ir_rarity import Pool
 
+pytestmark = pytest.mark.slow  # every round-1 run and query against pytrec_eval
+
 
 def _per_query(pool: Pool, qrels: pd.DataFrame, measures: list[str]) -> pd.DataFrame:
     long = pool.evaluate(qrels, measures, by_query=True)

@@ -237,6 +237,7 @@ def test_newcomer_prefix_lengths_must_be_positive(hand_pool: Pool, hand_qrels: p
         newcomer_prefix_scores(hand_pool, hand_qrels, [ir_measures.parse_measure("P_rare@2")], run, [0])
 
 
+@pytest.mark.slow
 def test_synthetic_rank_equals_a_really_joined_pool(covid_pool: Pool, covid_qrels: pd.DataFrame) -> None:
     curve = synthetic_rank_curve(covid_pool, covid_qrels, "6", alphas=(1.0,), max_relevant=30)
     topic, rare, extended = _topic_6_with_synthetic(covid_qrels, 30)

@@ -64,6 +64,7 @@ def test_report_hand(hand_pool: Pool, hand_qrels: pd.DataFrame, tmp_path: Path) 
     assert "tau_alpha.png" not in path.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_report_round1(covid_pool: Pool, covid_qrels: pd.DataFrame, tmp_path: Path) -> None:
     write_report(covid_pool, covid_qrels, tmp_path, alphas=(0, 0.5, 1), trials=5, sizes=(2, 8), seed=3)
     _check_folder(tmp_path)

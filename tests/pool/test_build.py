@@ -269,6 +269,7 @@ def test_docno_columns_in_several_arrow_chunks_give_the_same_pool(shape: str) ->
         pd.testing.assert_frame_equal(_encoded(pool), _reference(plain, None), check_dtype=False, check_exact=True)
 
 
+@pytest.mark.slow
 def test_blocks_share_campaign_values_for_one_qrels_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """U_novel's per-query base is made once for every block of an evaluation, and again for other qrels."""
     import ir_rarity

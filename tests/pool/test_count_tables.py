@@ -85,6 +85,7 @@ def test_duckdb_recipe_over_a_folder_of_run_files(covid_pool: Pool, tmp_path: Pa
                                   check_dtype=False)
 
 
+@pytest.mark.slow
 def test_cli_pool_export_loads_as_a_count_table(tmp_path: Path) -> None:
     import subprocess
     import sys

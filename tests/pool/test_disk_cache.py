@@ -203,6 +203,7 @@ print(len(table.to_frame()))
 """
 
 
+@pytest.mark.slow
 def test_two_writers_at_once_leave_a_valid_cache(runs: Path, folder: Path) -> None:
     env = {**os.environ, cache.CACHE_ENV: str(folder)}
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(runs)], env=env, stdout=subprocess.PIPE,

@@ -15,6 +15,8 @@ import ir_rarity
 from ir_rarity import Pool
 from ir_rarity.pool.build.docnos import DocEncoder
 
+pytestmark = pytest.mark.slow  # campaigns of thousands of rankings
+
 
 def _bench() -> ModuleType:
     return load_script("bench/make_hostile.py")

@@ -48,6 +48,7 @@ def saved(hand_pool: Pool, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_flipped_byte_is_refused_or_harmless(saved: Path, hand_pool: Pool, hand_qrels) -> None:
     data = saved.read_bytes()
     expected = hand_pool.evaluate(hand_qrels, ["P_rare@2", "AP_rare"])

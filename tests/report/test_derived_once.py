@@ -28,6 +28,7 @@ from ir_rarity.report.data import DEFAULT_MEASURES
 QUICK = {"resamples": 50, "composition_resamples": 5, "trials": 5, "budgets": (10,), "progress": False}
 
 
+@pytest.mark.slow
 def test_report_parses_each_measure_once_and_encodes_the_qrels_once_per_vocabulary() -> None:
     pytest.importorskip("plotly", reason="the report's charts need plotly (pip install 'ir_rarity[report]')")
     with warnings.catch_warnings():

@@ -17,6 +17,8 @@ import pytest
 import ir_rarity
 from ir_rarity.report.sections import SECTIONS
 
+pytestmark = pytest.mark.slow  # a browser (Chromium)
+
 
 @pytest.fixture(scope="module")
 def opened(browser: Any, round1_html: Path) -> Any:

@@ -172,6 +172,7 @@ def _open(browser: Any, built: ir_rarity.report.Report, path: Path) -> None:
         built.html.count("Plotly.newPlot(")))
 
 
+@pytest.mark.slow
 def test_hostile_names_in_a_browser(browser: Any, hostile: tuple[ir_rarity.report.Report, Path]) -> None:
     from selenium.common.exceptions import NoAlertPresentException
     from selenium.webdriver.common.by import By
@@ -214,6 +215,7 @@ def test_hostile_names_in_a_browser(browser: Any, hostile: tuple[ir_rarity.repor
     assert sorted(labels) == sorted(HOSTILE)
 
 
+@pytest.mark.slow
 def test_charts_label_runs_and_provenance_folds(browser: Any, hostile: tuple[ir_rarity.report.Report, Path]) -> None:
     """The heat map and the interval chart name every run; the provenance is collapsed, and wraps when opened."""
     built, path = hostile

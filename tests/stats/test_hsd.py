@@ -18,6 +18,7 @@ def ap_scores(covid_pool: Pool, covid_qrels: pd.DataFrame) -> pd.DataFrame:
     return evaluate_campaign(covid_pool, covid_qrels, ["AP@100"]).matrix("AP@100")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("alpha", "n_random", "n_near"), [(0.05, 150, 30), (0.01, 10, 20)])
 def test_paper_decisions_equal_statsmodels_on_round1_pairs(ap_scores: pd.DataFrame, alpha: float, n_random: int,
                                                            n_near: int) -> None:
@@ -42,6 +43,7 @@ def test_paper_decisions_equal_statsmodels_on_round1_pairs(ap_scores: pd.DataFra
     assert 0 < reject.sum() < len(reject)
 
 
+@pytest.mark.slow
 def test_tukey_hsd_pvalues_within_1e6_of_scipy() -> None:
     rng = np.random.default_rng(0)
     values = rng.normal(size=(12, 30)) * 0.1 + rng.uniform(0, 0.3, size=(12, 1))
@@ -54,6 +56,7 @@ def test_tukey_hsd_pvalues_within_1e6_of_scipy() -> None:
     assert theirs.min() < 0.01 and theirs.max() > 0.5  # small and large p-values both checked
 
 
+@pytest.mark.slow
 def test_studentized_range_sf_at_many_points_within_1e6_of_scipy() -> None:
     q = np.concatenate([np.linspace(0.0, 9.0, 12), [25.0, np.inf]])
     ours = studentized_range_sf(q, 143, 4147.0)

@@ -14,20 +14,21 @@ from typing import TYPE_CHECKING
 
 import ir_measures
 
-from ir_rarity.engine.codes import ScorePrecision
-from ir_rarity.engine.contract import Campaign, MemberCampaign
-from ir_rarity.engine.judgments import Judgments
-from ir_rarity.engine.result import Evaluation
-from ir_rarity.engine.rule import apply_rule
-from ir_rarity.engine.runs import Duplicates
-from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.engine import Campaign, Duplicates, Evaluation, Judgments, MemberCampaign, ScorePrecision, apply_rule
+from ir_rarity.errors import ParameterError
 from ir_rarity.io.datasets import expand_official
 from ir_rarity.measures.base import warn_large_alpha
 from ir_rarity.measures.parse import measure_labels
-from ir_rarity.pool.build.retention import required_depth, required_rows
-from ir_rarity.pool.build.sources import Origin, file_kind, origin_of, path_specs, read_runs, run_files
-from ir_rarity.pool.resolve import resolve_campaign
-from ir_rarity.pool.teams import read_teams
+from ir_rarity.pool import (
+    Origin,
+    path_specs,
+    read_runs,
+    read_teams,
+    required_depth,
+    required_rows,
+    resolve_campaign,
+    spec_origin,
+)
 
 if TYPE_CHECKING:
     from ir_rarity.typing import CampaignLike, MeasuresLike, QrelsLike, RunsLike, TeamsLike
@@ -138,15 +139,6 @@ def measure_pool(measure: ir_measures.Measure) -> str | None:
     return str(spec) if spec else None
 
 
-def _origin_of_spec(spec: str) -> Origin | None:
-    try:
-        files = run_files(spec)
-    except (InputError, OSError):
-        return None
-    kinds = {file_kind(p) for p in files}
-    return origin_of(files, kinds.pop() if len(kinds) == 1 else "runs")
-
-
 def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measure]) -> None:
     """Refuse a measure whose own ``pool=`` names other files than the campaign it is evaluated against.
 
@@ -163,7 +155,7 @@ def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measu
     origins: list[Origin] = [o for c in (campaign, base) if isinstance(o := getattr(c, "origin", None), Origin)]
     for measure in measures:
         spec = measure_pool(measure)
-        named = None if spec is None else _origin_of_spec(spec)
+        named = None if spec is None else spec_origin(spec)
         if spec is not None and (named is None or not any(named.same_campaign(o) for o in origins)):
             raise ParameterError(f"{measure} names its own pool ({spec!r}), but is evaluated against another "
                                  f"({campaign.info().describe()}): drop pool= from the measure, or evaluate against "

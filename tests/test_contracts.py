@@ -8,6 +8,7 @@ contract that forbids it must then be broken, naming the import.
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import shutil
 import subprocess
@@ -74,3 +75,12 @@ def test_no_module_imports_another_modules_private_name() -> None:
                 found += [f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}.{alias.name}"
                           for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
     assert found == []
+
+
+@pytest.mark.parametrize("package", ["ir_rarity.engine", "ir_rarity.pool"])
+def test_a_public_face_exports_what_it_maps(package: str) -> None:
+    """``__all__`` of a package's public face is its lazy map's names, each loading from the module named."""
+    face = importlib.import_module(package)
+    assert sorted(face.__all__) == sorted(face._LAZY)
+    for name in face.__all__:
+        assert getattr(face, name) is not None

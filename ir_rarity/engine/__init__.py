@@ -16,6 +16,8 @@ Means
     :func:`aggregate`, :func:`exact_means`, :func:`exact_sums`, :func:`skips_undefined`.
 Measures
     :data:`ENGINE_FAMILIES`, :func:`is_engine_measure`, :func:`s_d_depth`.
+The rule
+    :func:`apply_rule` (the front door calls it; nothing else above the engine should).
 Row sources scored by the one rule
     :class:`SubsetScorer` and :func:`newcomer_prefix_scores` (samples of a campaign's runs),
     :class:`Restrictor`, :func:`restricted_scores` and :func:`pool_qrels` (relabelled qrels),
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
     from ir_rarity.engine.relabelled import Restrictor, pool_qrels, restricted_scores
     from ir_rarity.engine.result import MODES, Evaluation
+    from ir_rarity.engine.rule import apply_rule
     from ir_rarity.engine.runs import Duplicates
     from ir_rarity.engine.samples import SubsetScorer, newcomer_prefix_scores
     from ir_rarity.engine.weighted import WeightedCampaign, values_under
@@ -64,6 +67,7 @@ _LAZY = {
     "UNJUDGED": "qrels", "EncodedQrels": "qrels", "is_relevant": "qrels",
     "Restrictor": "relabelled", "pool_qrels": "relabelled", "restricted_scores": "relabelled",
     "MODES": "result", "Evaluation": "result",
+    "apply_rule": "rule",
     "Duplicates": "runs",
     "SubsetScorer": "samples", "newcomer_prefix_scores": "samples",
     "WeightedCampaign": "weighted", "values_under": "weighted",
@@ -89,6 +93,7 @@ __all__ = [
     "SubsetScorer",
     "WeightedCampaign",
     "aggregate",
+    "apply_rule",
     "exact_means",
     "exact_sums",
     "is_engine_measure",

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from ir_rarity.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ir_rarity.pool.build.paths import expand_run_paths
-    from ir_rarity.pool.build.retention import required_depth
+    from ir_rarity.pool.build.paths import Origin, expand_run_paths, path_specs, spec_origin
+    from ir_rarity.pool.build.retention import required_depth, required_rows
     from ir_rarity.pool.build.runs import top_k
-    from ir_rarity.pool.build.sources import run_name_from_path
+    from ir_rarity.pool.build.sources import read_runs, run_name_from_path
     from ir_rarity.pool.context import POOL_ENV, active_pool, require_pool
     from ir_rarity.pool.counts import CountTable, duckdb_counts_sql
     from ir_rarity.pool.pool import Pool
@@ -36,6 +36,11 @@ _LAZY = {
     "read_teams": "ir_rarity.pool.teams",
     "teams_file": "ir_rarity.pool.teams",
     "expand_run_paths": "ir_rarity.pool.build.paths",
+    "Origin": "ir_rarity.pool.build.paths",
+    "path_specs": "ir_rarity.pool.build.paths",
+    "spec_origin": "ir_rarity.pool.build.paths",
+    "read_runs": "ir_rarity.pool.build.sources",
+    "required_rows": "ir_rarity.pool.build.retention",
     "run_name_from_path": "ir_rarity.pool.build.sources",
     "top_k": "ir_rarity.pool.build.runs",
     "required_depth": "ir_rarity.pool.build.retention",
@@ -47,6 +52,7 @@ _LAZY = {
 __all__ = [
     "POOL_ENV",
     "CountTable",
+    "Origin",
     "Pool",
     "active_pool",
     "cached_campaign",
@@ -54,11 +60,15 @@ __all__ = [
     "counts_depth",
     "duckdb_counts_sql",
     "expand_run_paths",
+    "path_specs",
+    "read_runs",
     "read_teams",
     "require_pool",
     "required_depth",
+    "required_rows",
     "resolve_campaign",
     "run_name_from_path",
+    "spec_origin",
     "teams_file",
     "top_k",
 ]

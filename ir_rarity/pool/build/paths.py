@@ -21,7 +21,7 @@ from typing import Any
 from ir_rarity.errors import InputError, SkippedFilesNotice, warn
 
 __all__ = ["FileSignature", "Origin", "RunFiles", "expand_run_paths", "file_kind", "file_signature", "origin_of",
-           "path_specs", "run_files"]
+           "path_specs", "run_files", "spec_origin"]
 
 _GLOB_CHARS = set("*?[")
 
@@ -208,6 +208,20 @@ def path_specs(spec: Any) -> list[str | os.PathLike[str]] | None:
 def origin_of(files: Sequence[Path], kind: str) -> Origin:
     """The :class:`Origin` of a campaign read from ``files`` as ``kind``."""
     return Origin(kind, file_signature(files))
+
+
+def spec_origin(spec: str) -> Origin | None:
+    """The :class:`Origin` of the files a campaign spec names (run files, a saved pool, a count table), or None.
+
+    None where the spec names no readable file (an error of its own elsewhere); files of mixed kinds count as runs.
+    """
+    try:
+        files = run_files(spec)
+    except (InputError, OSError):
+        return None
+    kinds = {file_kind(p) for p in files}
+    return origin_of(files, kinds.pop() if len(kinds) == 1 else "runs")
+
 
 class RunFiles(list[Path]):
     """The files :func:`run_files` listed, remembering which came from listing a folder (for the readers' hints).

@@ -105,6 +105,7 @@ class RarityEvaluator(Evaluator):
         measures = list(measures)
         self._columns = None
         self._judgments: Judgments | None = None
+        self._counted = False  # every depth of a named campaign counted together: once per evaluator
         if isinstance(qrels, Iterator):  # as ir_measures reads a qrels file: read once, here
             qrels = list(qrels)
         if isinstance(qrels, list):
@@ -162,7 +163,9 @@ class RarityEvaluator(Evaluator):
         from ir_rarity.pool.pool import Pool
 
         frame = as_run_frame(run)
-        _count_together(self.measures)
+        if not self._counted:
+            _count_together(self.measures)
+            self._counted = True
         by_campaign: dict[int, tuple[Any, list[ir_measures.Measure]]] = {}
         for measure in self.measures:
             if getattr(measure, "NEEDS_POOL", True):

@@ -5,8 +5,9 @@ Every TREC reader gets its bytes through :func:`open_input`, so these rules hold
 * ``-`` is standard input. Pipes, process substitution (``<(cat run)``), FIFOs and character devices are read
   once, in full, and give exactly what the same bytes in a file give (nothing is lost to format sniffing).
 * Compression is recognised by content (magic bytes), not by name: gzip (inflated in native code by python-isal,
-  every member, as ``gzip.GzipFile`` reads them), bzip2 and xz are decompressed; zstd,
-  zip and tar archives are refused with a message saying so. A zip archive or a parquet file must be one by more
+  every member, as ``gzip.GzipFile`` reads them), bzip2, xz and zstd (every frame, by the ``zstandard`` package;
+  a frame cut short is an error, not a shorter file) are decompressed; zip and tar archives are refused with a
+  message saying so. A zip archive or a parquet file must be one by more
   than its first four bytes (a valid end-of-central-directory record; the parquet footer magic ``PAR1`` at the
   end): a run whose first query id is ``PAR1`` is a run.
 * Bounds, checked while reading, in bounded memory: no line may be longer than :data:`MAX_LINE_BYTES`; a
@@ -165,7 +166,38 @@ def _read_bounded(stream: IO[bytes], name: str, limit: int, what: str, first: by
 def _decompressor(kind: str, raw: IO[bytes]) -> Any:
     if kind == "bzip2":
         return bz2.BZ2File(raw)
+    if kind == "zstd":
+        import zstandard  # here: the command line's parser starts without it
+
+        return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=False)
     return lzma.LZMAFile(raw)
+
+
+def _check_zstd_frames(source: IO[bytes]) -> None:
+    """Raise :class:`_DamagedZstd` unless ``source`` (from its start) is whole zstd frames, the last one ended.
+
+    ``zstandard``'s stream reader returns what it decoded of a frame cut short and then ends, silently; this
+    second pass, run once the data is known to decode within the bounds, feeds the frames to a decompression
+    object chunk by chunk (the output dropped) and checks that each frame reached its end.
+    """
+    import zstandard
+
+    source.seek(0)
+    pending = source.read(_CHUNK)
+    while pending:
+        frame = zstandard.ZstdDecompressor().decompressobj()
+        while True:
+            frame.decompress(pending)
+            if frame.eof:
+                pending = frame.unused_data or source.read(_CHUNK)
+                break
+            pending = source.read(_CHUNK)
+            if not pending:
+                raise _DamagedZstd("truncated: the data ends inside a frame")
+
+
+class _DamagedZstd(Exception):
+    """Zstd data that ends inside a frame."""
 
 
 class _DamagedGzip(Exception):
@@ -328,17 +360,28 @@ def _decompress(compressed: str, source: IO[bytes], name: str, limit: int) -> by
     try:
         if compressed == "gzip":
             return _gunzip(source, name, limit, what)
-        return _read_bounded(_decompressor(compressed, source), name, limit, what)
+        data = _read_bounded(_decompressor(compressed, source), name, limit, what)
+        if compressed == "zstd":
+            _check_zstd_frames(source)
+        return data
     except InputError:
         raise
-    except _DamagedGzip as e:
-        raise InputError(f"cannot be decoded: damaged gzip data ({e})", name) from None
-    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as e:
+    except (_DamagedGzip, _DamagedZstd) as e:
+        raise InputError(f"cannot be decoded: damaged {compressed} data ({e})", name) from None
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError, _zstd_error()) as e:
         raise InputError(f"cannot be decoded: damaged {compressed} data ({type(e).__name__})", name) from None
 
 
+def _zstd_error() -> type[Exception]:
+    """``zstandard.ZstdError`` (what it raises on data it cannot decode), or ValueError if it is not installed."""
+    try:
+        import zstandard  # here: the command line's parser starts without it
+    except ImportError:  # pragma: no cover (a dependency)
+        return ValueError
+    return cast(type[Exception], zstandard.ZstdError)
+
+
 _REFUSED = {
-    "zstd": "zstd-compressed: decompress it first (zstd -d)",
     "zip": "a zip archive (a saved pool .npz is read where a pool is named, not as a TREC file)",
     "tar": "a tar archive: extract it first",
     "parquet": "a parquet file (a count table is read where a pool is named, not as a TREC file)",

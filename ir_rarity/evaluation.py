@@ -27,7 +27,10 @@ from ir_rarity.pool import (
     required_depth,
     required_rows,
     resolve_campaign,
+    should_stream,
     spec_origin,
+    stream_campaign,
+    streamable,
 )
 
 if TYPE_CHECKING:
@@ -48,6 +51,8 @@ def evaluate(
     split_by_tag: bool | None = None,
     scores: ScorePrecision | None = None,
     progress: bool | None = None,
+    stream: bool | None = None,
+    memory_limit: int | str | None = None,
 ) -> Evaluation:
     r"""Score runs with rarity and standard measures, by the one evaluation rule.
 
@@ -91,6 +96,11 @@ def evaluate(
             trec_eval 10.0's rankings too. None: the pool's own (a saved pool or count table records it); a
             value that contradicts a built pool's is an error.
         progress: Progress bars; None shows them on a terminal only.
+        stream: For run files without ``pool``: True reads them in two passes (:mod:`ir_rarity.pool.stream`:
+            S_d counted first, then a block of runs at a time read, scored and dropped; the same values, memory
+            independent of the number of runs); False never; None when they would not fit ``memory_limit``.
+        memory_limit: A memory budget (bytes, or ``'4G'``): run files whose rows, estimated from their sizes,
+            would not fit it held at once are read in two passes (when ``stream`` is None).
 
     Returns:
         An :class:`~ir_rarity.Evaluation`: ``table()`` (one row per run), ``long()``, ``matrix(measure)`` (runs x
@@ -120,6 +130,10 @@ def evaluate(
             raise ParameterError("joint=True needs a pool to join: without one, the runs are the campaign")
         # runs read from files keep only the rows the measures read (their judged rows with their ranks...)
         retention = required_rows(measure_list, judgments) if path_specs(runs) is not None else None
+        if _two_passes(runs, measure_list, team_map, stream, memory_limit):
+            streamed = stream_campaign(runs, measure_list, retention, keep_depth=keep, duplicates=duplicates,
+                                       split_by_tag=split_by_tag, scores=scores)
+            return evaluate_campaign(streamed, judgments, labels, progress=progress)
         campaign = resolve_campaign(runs, teams=team_map, duplicates=duplicates, keep_depth=None if retention
                                     else keep, split_by_tag=split_by_tag, progress=progress, cache=False,
                                     scores=scores, retention=retention)
@@ -130,6 +144,24 @@ def evaluate(
                                 split_by_tag=split_by_tag, progress=progress, scores=scores)
     return evaluate_campaign(campaign, judgments, labels, runs, joint=joint, duplicates=duplicates,
                              split_by_tag=split_by_tag, progress=progress)
+
+
+def _two_passes(runs: RunsLike, measures: Sequence[ir_measures.Measure], teams: TeamsLike | None,
+                stream: bool | None, memory_limit: int | str | None) -> bool:
+    """Whether a campaign of ``runs`` is read in two passes (:mod:`ir_rarity.pool.stream`).
+
+    Raises:
+        ParameterError: ``stream=True`` for a campaign that cannot be (the reason named).
+
+    """
+    if stream is False or (stream is None and memory_limit is None):
+        return False
+    reason = streamable(measures, teams, runs)
+    if stream:
+        if reason is not None:
+            raise ParameterError(f"cannot read the campaign in two passes (stream=True): {reason}")
+        return True
+    return reason is None and should_stream(runs, memory_limit)
 
 
 def measure_pool(measure: ir_measures.Measure) -> str | None:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.resolve import counts_depth, resolve_campaign
     from ir_rarity.pool.store.cached import cached_campaign, clear_cached_campaigns
+    from ir_rarity.pool.stream import StreamedCampaign, should_stream, stream_campaign, streamable
     from ir_rarity.pool.teams import read_teams, teams_file
 
 _LAZY = {
@@ -43,6 +44,10 @@ _LAZY = {
     "required_rows": "ir_rarity.pool.build.retention",
     "run_name_from_path": "ir_rarity.pool.build.sources",
     "top_k": "ir_rarity.pool.build.runs",
+    "StreamedCampaign": "ir_rarity.pool.stream",
+    "should_stream": "ir_rarity.pool.stream",
+    "stream_campaign": "ir_rarity.pool.stream",
+    "streamable": "ir_rarity.pool.stream",
     "required_depth": "ir_rarity.pool.build.retention",
     "cached_campaign": "ir_rarity.pool.store.cached",
     "clear_cached_campaigns": "ir_rarity.pool.store.cached",
@@ -54,6 +59,7 @@ __all__ = [
     "CountTable",
     "Origin",
     "Pool",
+    "StreamedCampaign",
     "active_pool",
     "cached_campaign",
     "clear_cached_campaigns",
@@ -68,7 +74,10 @@ __all__ = [
     "required_rows",
     "resolve_campaign",
     "run_name_from_path",
+    "should_stream",
     "spec_origin",
+    "stream_campaign",
+    "streamable",
     "teams_file",
     "top_k",
 ]

@@ -1,0 +1,444 @@
+r"""A campaign of run files scored in two passes, so memory does not grow with the number of runs.
+
+Only the rarity measures need the campaign at once, and only through :math:`S_d` at their depth (Türkmen, Lease &
+Kutlu, ECIR 2023, eq. 2: :math:`w(d) = 1 + \alpha (1 - S_d / S)`); every other value of a run depends on that run,
+the qrels and :math:`S_d` alone. A :class:`StreamedCampaign` therefore reads its run files twice:
+
+* **pass 1** (:func:`stream_campaign`) reads the files a block at a time, each run cut while it is read to the
+  deepest rank :math:`S_d` is counted at (:meth:`Pool.from_runs <ir_rarity.Pool.from_runs>` with ``keep_depth``;
+  whole runs when a measure counts :math:`S_d` over whole rankings), and adds the block's counts at every depth
+  the measures need to the campaign's: one sorted array of (query, document) pair keys and their counts per depth,
+  over sorted query and docno vocabularies that grow as blocks bring new strings (a block's codes are merged in
+  order, so no key is ever sorted again);
+* **pass 2** is the rule's own member path (:func:`~ir_rarity.engine.rule.apply_rule` over a
+  :class:`~ir_rarity.engine.contract.MemberCampaign`): each block of runs is read again with exactly the rows the
+  measures read (:func:`~ir_rarity.pool.build.retention.required_rows`), as the in-memory campaign reads them,
+  scored as members with the campaign's S and :math:`S_d` in place of the block's, and dropped.
+
+Peak memory is the counts (distinct pairs within the depths) plus one block of runs, whatever the number of runs.
+Every cell of the runs x queries matrices is computed from the same rows, labels, S and :math:`S_d` as in memory, by
+the same kernels, so the values are the same to the last bit (tests compare them).
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.codes import KEY_SHIFT, ScorePrecision, pair_keys, sorted_lookup
+from ir_rarity.engine.compute import is_engine_measure, s_d_depth
+from ir_rarity.engine.contract import CampaignInfo
+from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.rows import Rows
+from ir_rarity.engine.runs import Duplicates, RankedRuns
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.io.raw import is_plain_file
+from ir_rarity.pool.build.retention import Retention
+from ir_rarity.pool.build.sources import origin_of, run_files, run_name_from_path
+from ir_rarity.pool.pool import Pool
+
+__all__ = ["BYTES_PER_ROW", "StreamedCampaign", "estimate_rows", "parse_memory", "should_stream", "stream_campaign",
+           "streamable"]
+
+BYTES_PER_ROW = 56
+"""Bytes an in-memory campaign holds per row it reads (44-56 measured at 500 and 1,000 synthetic runs, whole-ranking
+measures): with :func:`estimate_rows`, what :func:`should_stream` compares with a memory budget."""
+
+_BLOCK_ROWS = 1 << 20
+"""Rows (estimated from file sizes) of the runs one block of either pass reads: about a million, 20 runs of 50,000."""
+
+_MASK = (1 << KEY_SHIFT) - 1
+_UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_memory(value: int | str) -> int:
+    """Bytes of a memory budget: an integer, or a number with a unit (``'4G'``, ``'512M'``, ``'1.5GB'``).
+
+    Raises:
+        ParameterError: not a positive size.
+
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number, unit = float(value), ""
+    else:
+        match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMGT]?)(?:I?B)?\s*", str(value), flags=re.IGNORECASE)
+        if match is None:
+            raise ParameterError(f"a memory budget is bytes or a number with K, M, G or T (e.g. '4G'), got {value!r}")
+        number, unit = float(match.group(1)), match.group(2).upper()
+    size = int(number * _UNITS[unit])
+    if size <= 0:
+        raise ParameterError(f"a memory budget must be positive, got {value!r}")
+    return size
+
+
+def _uncompressed_size(path: Path) -> int:
+    """Bytes of ``path`` once decompressed.
+
+    A gzip file's trailer (its size modulo 4 GiB, grown to the next wrap above its compressed size), five times the
+    size of other compressed files, the size of plain ones.
+    """
+    size = path.stat().st_size
+    if path.suffix == ".gz" and size >= 18:
+        with open(path, "rb") as f:
+            f.seek(-4, os.SEEK_END)
+            tail = int.from_bytes(f.read(4), "little")
+        while tail < size:  # ISIZE wraps at 4 GiB; text compresses, so the true size is above the compressed one
+            tail += 1 << 32
+        return tail
+    return size if is_plain_file(path) or path.suffix not in (".bz2", ".xz", ".zst", ".zip") else 5 * size
+
+
+def _line_length(path: Path) -> float:
+    """Mean bytes of a line among the first 64 KiB of a run file (60 when it cannot be sampled)."""
+    try:
+        opener: Any = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as f:
+            head = f.read(1 << 16)
+    except (OSError, EOFError):
+        return 60.0
+    lines = head.count(b"\n")
+    return len(head) / lines if lines else 60.0
+
+
+def estimate_rows(files: Sequence[Path]) -> list[int]:
+    """Rows of each run file, estimated from its (uncompressed) size and the mean line of the first file's head."""
+    if not files:
+        return []
+    line = _line_length(files[0])
+    return [max(1, math.ceil(_uncompressed_size(p) / line)) for p in files]
+
+
+def streamable(measures: Sequence[Any], teams: Any, runs: Any) -> str | None:
+    """Why the campaign cannot be scored in two passes (None: it can).
+
+    Run files are needed (runs in memory are held already), S must count runs (a team's runs may fall in two
+    blocks), and every measure must read S_d alone of the campaign (``U_novel`` sums its runs' reading
+    probabilities).
+    """
+    from ir_rarity.pool.build.paths import path_specs
+
+    if path_specs(runs) is None:
+        return "runs held in memory are scored in memory (two passes read run files)"
+    if teams is not None:
+        return "S counts teams: a team's runs are counted together, which two passes over blocks of runs do not do"
+    needs_runs = [str(m) for m in measures if is_engine_measure(m) and getattr(m, "NAME", "") == "U_novel"]
+    if needs_runs:
+        return f"{', '.join(needs_runs)} reads every run's reading probabilities, not S_d alone"
+    return None
+
+
+def should_stream(runs: Any, memory_limit: int | str | None) -> bool:
+    """Whether the rows of ``runs`` (files) would not fit ``memory_limit`` held at once (:data:`BYTES_PER_ROW`)."""
+    if memory_limit is None:
+        return False
+    budget = parse_memory(memory_limit)
+    return sum(estimate_rows(run_files(runs))) * BYTES_PER_ROW > budget
+
+
+class _Counts:
+    """S_d at several depths, counted block by block over growing sorted vocabularies (pass 1)."""
+
+    def __init__(self, depths: Sequence[int | None]) -> None:
+        self.queries = np.zeros(0, dtype="U1")
+        self.docs = np.zeros(0, dtype="U1")
+        self.tables: dict[int | None, tuple[np.ndarray, np.ndarray]] = {
+            d: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for d in depths}
+
+    def add(self, pool: Pool) -> None:
+        """Add the counts of one block's pool (runs cut at the deepest depth) at every depth."""
+        self.queries, query_map, query_codes = _merged(self.queries, _strings(pool.encoded.queries))
+        self.docs, doc_map, doc_codes = _merged(self.docs, _strings(pool.encoded.docs))
+        block_keys = pool._unique_keys
+        for depth, (keys, counts) in self.tables.items():
+            if query_map is not None or doc_map is not None:  # codes moved: every key moves in order
+                keys = _recoded(keys, query_map, doc_map)
+            found = pool._count_table(depth)
+            present = np.flatnonzero(found)
+            added = pair_keys(query_codes[block_keys[present] >> KEY_SHIFT], doc_codes[block_keys[present] & _MASK])
+            at = np.searchsorted(keys, added)
+            known = at < len(keys)
+            known[known] = keys[at[known]] == added[known]
+            counts = counts.copy()
+            counts[at[known]] += found[present[known]]
+            fresh = ~known
+            self.tables[depth] = (np.insert(keys, at[fresh], added[fresh]),
+                                  np.insert(counts, at[fresh], found[present[fresh]].astype(np.int64)))
+
+
+def _strings(index: pd.Index) -> np.ndarray:
+    """A sorted vocabulary as a numpy unicode array (ordered by code point, as UTF-8 bytes order them)."""
+    return np.asarray(index.to_numpy(dtype=object).astype(str)) if len(index) else np.zeros(0, dtype="U1")
+
+
+def _merged(vocabulary: np.ndarray, block: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """``(vocabulary with the block's new strings, old code -> new code or None if unchanged, block codes)``."""
+    at = np.searchsorted(vocabulary, block)
+    known = at < len(vocabulary)
+    known[known] = vocabulary[at[known]] == block[known]
+    new = np.flatnonzero(~known)
+    if not len(new):
+        return vocabulary, None, at
+    widened = vocabulary.astype(np.result_type(vocabulary.dtype, block.dtype))
+    grown = np.insert(widened, at[new], block[new])
+    moved = np.arange(len(vocabulary)) + np.searchsorted(at[new], np.arange(len(vocabulary)), side="right")
+    return grown, moved, np.searchsorted(grown, block)
+
+
+def _recoded(keys: np.ndarray, query_map: np.ndarray | None, doc_map: np.ndarray | None) -> np.ndarray:
+    """Pair keys with their codes moved by order-keeping maps (so they stay sorted)."""
+    query, doc = keys >> KEY_SHIFT, keys & _MASK
+    return pair_keys(query if query_map is None else query_map[query], doc if doc_map is None else doc_map[doc])
+
+
+class _BlockPool(Pool):
+    """One block of a streamed campaign's runs: their rows, scored with the whole campaign's S and S_d."""
+
+    campaign: StreamedCampaign
+    _to_global: np.ndarray | None = None
+    extra: tuple[pd.Index, pd.Index] | None = None
+    """The query ids and docnos the block's encoded qrels add to its vocabularies (their codes follow them)."""
+
+    @property
+    def num_systems(self) -> int:
+        """The whole campaign's S."""
+        return self.campaign.num_systems
+
+    def _count_table(self, depth: int | None) -> np.ndarray:
+        """The whole campaign's S_d of each of this block's pair keys (0 where no run retrieved it within depth)."""
+        if depth not in self._counts:
+            if self._to_global is None:
+                self._to_global = self.campaign.global_keys(self.encoded.queries, self.encoded.docs,
+                                                            self._unique_keys)
+            self._counts[depth] = self.campaign.count_keys(self._to_global, depth).astype(np.int32)
+        return self._counts[depth]
+
+    def count_keys(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """The whole campaign's S_d of pair keys of this block's vocabularies and its qrels' extensions.
+
+        R_rare reads S_d of judged documents that the block's runs never retrieved.
+        """
+        queries, docs = self.encoded.queries, self.encoded.docs
+        if self.extra is not None:
+            queries, docs = queries.append(self.extra[0]), docs.append(self.extra[1])
+        return self.campaign.count_keys(self.campaign.global_keys(queries, docs, keys), depth)
+
+
+class StreamedCampaign:
+    """A campaign of run files counted in pass 1 and read again a block of runs at a time (see the module).
+
+    A :class:`~ir_rarity.engine.contract.MemberCampaign`: :func:`~ir_rarity.engine.rule.apply_rule` scores its
+    members block by block (:meth:`member_blocks`, :meth:`member_rows`), each block read from its files when the
+    engine asks for it. Made by :func:`stream_campaign`.
+    """
+
+    def __init__(self, files: list[Path], file_runs: list[list[str]], counts: _Counts, retention: Retention | None,
+                 *, duplicates: Duplicates, split_by_tag: bool | None, scores: ScorePrecision,
+                 blocks: list[tuple[int, int]]) -> None:
+        self._files, self._file_runs, self._blocks = files, file_runs, blocks
+        self._queries, self._docs = counts.queries, counts.docs
+        self._tables = counts.tables
+        self._retention, self._duplicates, self._split_by_tag = retention, duplicates, split_by_tag
+        self._scores: ScorePrecision = scores
+        self._names = [n for runs in file_runs for n in runs]
+        self._first_run = np.cumsum([0, *(len(r) for r in file_runs)])
+        self._index = {n: i for i, n in enumerate(self._names)}
+        self._qrels: dict[int, tuple[EncodedQrels, pd.DataFrame]] = {}
+        self._last: tuple[slice, _BlockPool] | None = None
+        self.origin = origin_of(files, "runs")  # what a measure's own pool= is checked against, as a pool's
+
+    @property
+    def names(self) -> list[str]:
+        """The runs, in the order the in-memory campaign holds them."""
+        return list(self._names)
+
+    @property
+    def scores(self) -> ScorePrecision:
+        """How scores were compared when the rankings were ordered."""
+        return self._scores
+
+    @property
+    def num_systems(self) -> int:
+        """S: the number of runs."""
+        return len(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"StreamedCampaign({len(self)} runs from {len(self._files)} files, two passes)"
+
+    def info(self) -> CampaignInfo:
+        """What the in-memory pool of these runs states (a pool of them, S = their number)."""
+        return CampaignInfo(num_systems=self.num_systems, systems="runs", n_runs=len(self), scores=self._scores)
+
+    def vocabularies(self) -> tuple[pd.Index, pd.Index]:
+        """The sorted query ids and docnos of the rows counted in pass 1."""
+        return pd.Index(self._queries.astype(object), dtype="str"), pd.Index(self._docs.astype(object), dtype="str")
+
+    def num_systems_at(self, depth: int | None) -> int:
+        """S (at every depth counted)."""
+        self._table(depth)
+        return self.num_systems
+
+    def _table(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        if depth not in self._tables:
+            counted = ", ".join("whole runs" if d is None else str(d) for d in self._tables) or "none"
+            raise ParameterError(f"the campaign's S_d was counted at depths {counted} in the first pass, not "
+                                 f"{'whole runs' if depth is None else depth}")
+        return self._tables[depth]
+
+    def count_keys(self, keys: np.ndarray, depth: int | None) -> np.ndarray:
+        """S_d at ``depth`` of pair keys in :meth:`vocabularies` (0 where no run retrieved the pair; key -1 too)."""
+        table_keys, counts = self._table(depth)
+        return sorted_lookup(table_keys, counts, keys, 0)
+
+    def global_keys(self, queries: pd.Index, docs: pd.Index, keys: np.ndarray) -> np.ndarray:
+        """Pair keys of a block's vocabularies in the campaign's (-1 for a pair of a string not counted)."""
+        query_codes, docs_codes = _codes_in(self._queries, _strings(queries)), _codes_in(self._docs, _strings(docs))
+        query, doc = query_codes[keys >> KEY_SHIFT], docs_codes[keys & _MASK]
+        out = pair_keys(query, doc)
+        out[(query < 0) | (doc < 0)] = -1
+        return out
+
+    def find_members(self, runs: RankedRuns, depth: int | None) -> list[str | None]:
+        """Not available: a streamed campaign scores its own runs only."""
+        raise ParameterError("a campaign read in two passes scores its own runs; give other runs against a pool")
+
+    def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int]:
+        """Not available: pass 1 counts S_d only."""
+        raise ParameterError("a campaign read in two passes counts S_d only; U_novel needs its runs in memory")
+
+    def member_blocks(self, max_rows: int) -> list[slice]:
+        """Runs in blocks of whole files of about :data:`_BLOCK_ROWS` rows (estimated), the same as pass 1 read."""
+        return [slice(int(self._first_run[a]), int(self._first_run[b])) for a, b in self._blocks]
+
+    def _block(self, runs: slice) -> _BlockPool:
+        """The pool of one block of runs (consecutive files), read as the in-memory campaign reads them."""
+        if self._last is not None and self._last[0] == runs:
+            return self._last[1]
+        first = int(np.searchsorted(self._first_run, runs.start, side="right")) - 1
+        stop = int(np.searchsorted(self._first_run, runs.stop, side="left"))
+        if self._first_run[first] != runs.start or self._first_run[stop] != runs.stop:
+            raise ValueError("a block of a streamed campaign is whole files")
+        self._last = None  # the previous block is dropped before the next is read
+        block = cast("_BlockPool", _BlockPool.from_runs(self._files[first:stop], duplicates=self._duplicates,
+                                                        split_by_tag=self._split_by_tag, progress=False,
+                                                        scores=self._scores, retention=self._retention))
+        block.campaign = self
+        self._last = (runs, block)
+        return block
+
+    def member_rows(self, qrels: EncodedQrels, runs: slice | None = None) -> Rows:
+        """Rows of a block of runs (whole files; all runs if None), read again, with the campaign's S and S_d.
+
+        The qrels are encoded again against the block's own vocabularies.
+        """
+        block = self._block(runs if runs is not None else slice(0, len(self)))
+        frame = self._qrels_frame(qrels)
+        encoded = encode_qrels(frame, block.encoded.queries, block.encoded.docs)
+        block.extra = (encoded.query_extra, encoded.doc_extra)
+        rows = block.member_rows(encoded)
+        self._last = None  # the engine holds the block's rows; the pool goes with them
+        return rows
+
+    def _qrels_frame(self, qrels: EncodedQrels) -> pd.DataFrame:
+        """The judgments of qrels encoded against :meth:`vocabularies`, as a canonical frame again."""
+        held = self._qrels.get(id(qrels))
+        if held is None or held[0] is not qrels:
+            queries = np.concatenate([self._queries.astype(object), np.asarray(qrels.query_extra, dtype=object)])
+            docs = np.concatenate([self._docs.astype(object), np.asarray(qrels.doc_extra, dtype=object)])
+            frame = pd.DataFrame({"query_id": queries[qrels.keys >> KEY_SHIFT], "doc_id": docs[qrels.keys & _MASK],
+                                  "relevance": qrels.labels})
+            self._qrels = {id(qrels): (qrels, frame)}
+            return frame
+        return held[1]
+
+    def run(self, name: str) -> pd.DataFrame:
+        """One run, read again from its file (as the in-memory pool holds it)."""
+        if name not in self._index:
+            raise KeyError(f"no run named {name!r} in {self!r}")
+        i = self._index[name]
+        file = int(np.searchsorted(self._first_run, i, side="right")) - 1
+        return self._block(slice(int(self._first_run[file]), int(self._first_run[file + 1]))).run(name)
+
+
+def _file_blocks(rows: Sequence[int]) -> list[tuple[int, int]]:
+    """Consecutive files in blocks of about :data:`_BLOCK_ROWS` estimated rows (a larger file alone)."""
+    blocks, start, held = [], 0, 0
+    for i, size in enumerate(rows):
+        if i > start and held + size > _BLOCK_ROWS:
+            blocks.append((start, i))
+            start, held = i, 0
+        held += size
+    if len(rows):
+        blocks.append((start, len(rows)))
+    return blocks
+
+
+def _codes_in(vocabulary: np.ndarray, strings: np.ndarray) -> np.ndarray:
+    """Position of each string in a sorted vocabulary, -1 where absent."""
+    at = np.searchsorted(vocabulary, strings)
+    found = at < len(vocabulary)
+    found[found] = vocabulary[at[found]] == strings[found]
+    return np.where(found, at, -1)
+
+
+def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | None, *,
+                    keep_depth: int | None = None, duplicates: Duplicates = "error", split_by_tag: bool | None = None,
+                    scores: ScorePrecision | None = None) -> StreamedCampaign:
+    """Pass 1 over run files: S_d at every depth ``measures`` count it at, the runs' names, a block at a time.
+
+    Each block of files is read by :meth:`Pool.from_runs <ir_rarity.Pool.from_runs>` cut at the deepest of those
+    depths (whole runs if one is None; the first row of each ranking when no measure needs S_d), and its counts
+    added to the campaign's (:class:`_Counts`).
+
+    Args:
+        runs: Run files, folders or globs.
+        measures: The parsed measures.
+        retention: What pass 2 keeps of each run (:func:`~ir_rarity.pool.build.retention.required_rows`; None:
+            whole runs).
+        keep_depth: Without ``retention``: what pass 2 keeps of each run is its top ``keep_depth`` rows (None:
+            whole runs).
+        duplicates: ``"error"`` or ``"first"``.
+        split_by_tag: True: one run per tag of each file.
+        scores: ``"float32"`` (None) or ``"float64"``.
+
+    Raises:
+        InputError: unreadable runs, or two runs of one name.
+
+    """
+    files = run_files(runs)
+    precision: ScorePrecision = scores or "float32"
+    depths = list(dict.fromkeys(s_d_depth(m) for m in measures
+                                if is_engine_measure(m) and getattr(m, "NEEDS_POOL", True)))
+    cut = None if None in depths else max([d for d in depths if d is not None], default=1)
+    counts = _Counts(depths)
+    # a file of several runs (split by tag) is a block of its own: its runs are known once it is read
+    blocks = [(i, i + 1) for i in range(len(files))] if split_by_tag else _file_blocks(estimate_rows(files))
+    file_runs: list[list[str]] = []
+    seen: set[str] = set()
+    for a, b in blocks:
+        block = Pool.from_runs(files[a:b], duplicates=duplicates, split_by_tag=split_by_tag, progress=False,
+                               scores=precision, keep_depth=cut)
+        if split_by_tag:
+            file_runs.append(block.names)
+        else:
+            file_runs.extend([run_name_from_path(p)] for p in files[a:b])
+        for name in block.names:
+            if name in seen:
+                raise InputError(f"two runs are named {name!r}; run names must be unique")
+            seen.add(name)
+        if depths:
+            counts.add(block)
+        del block
+    kept = retention if retention is not None or keep_depth is None else Retention(depth=keep_depth)
+    return StreamedCampaign(files, file_runs, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag,
+                            scores=precision, blocks=blocks)

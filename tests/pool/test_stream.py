@@ -1,0 +1,229 @@
+"""Two passes (``stream=True``, ``memory_limit=``): the values of the in-memory campaign, to the last bit.
+
+Pass 1's counts are checked against S_d counted by brute force from the files (pandas' reader, a ``groupby``
+of the rows within the depth), and every value of pass 2 against the in-memory path (itself checked against
+trec_eval, hand-worked values and brute force elsewhere), over the measure families and the reliability cases:
+ties, duplicates, odd docnos, gzip, many runs per file, queries some runs lack, several blocks.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ir_rarity
+from ir_rarity import covid_round1
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.measures.asl import RankingLengthWarning
+from ir_rarity.measures.parse import parse_measure
+from ir_rarity.pool import stream as stream_module
+from ir_rarity.pool.stream import StreamedCampaign, estimate_rows, parse_memory, stream_campaign
+
+FAMILIES = ["P@10", "AP", "RR", "nDCG@10", "R@50", "Rprec", "Bpref", "NumRet", "P_rare@20", "AP_rare",
+            "AP_rare@10", "nDCG_rare@15", "R_rare(alpha=0.5)@30", "P_rare(alpha=2,depth=25)@5", "ASL",
+            "ASL@g1-5", "ASL(length=40)", "nDCG_rare(gain='binary')@10"]
+"""Every family the engine scores (standard, P_rare, AP_rare, nDCG_rare, R_rare, ASL) at several depths."""
+
+
+def _campaign(folder: Path, n_runs: int = 9, seed: int = 3, gz: bool = False) -> tuple[list[Path], Path]:
+    """Run files of random rankings over a small universe (so runs share documents), with ties and odd docnos.
+
+    Docnos grow longer in later runs (a later block brings longer strings), include quotes, non-ASCII letters
+    and a leading zero; some runs skip queries, and rankings differ in length.
+    """
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    queries = [f"q{i}" for i in range(6)]
+    universe = [f"d{i}" for i in range(60)] + ['"quoted"', "é-doc", "0042", "d'x", "LONGER-DOCNO-" + "x" * 30]
+    files = []
+    for r in range(n_runs):
+        lines = []
+        for q in queries:
+            if rng.random() < 0.15:  # this run does not answer this query
+                continue
+            docs = list(universe[:60 + min(5, r)])
+            n = int(rng.integers(5, 45))
+            picked = rng.choice(len(docs), size=n, replace=False)
+            scores = np.round(rng.random(n) * 3, 1)  # one decimal: many ties, broken by docno
+            lines += [f"{q} Q0 {docs[i]} {k + 1} {s} run{r}\n"
+                      for k, (i, s) in enumerate(zip(picked, scores, strict=True))]
+        path = folder / (f"run{r}.gz" if gz else f"run{r}")
+        text = "".join(lines)
+        if gz:
+            path.write_bytes(gzip.compress(text.encode()))
+        else:
+            path.write_text(text, encoding="utf-8")
+        files.append(path)
+    qrels = folder / "qrels.txt"
+    judged = [f"{q} 0 {d} {int(rng.integers(0, 3))}\n" for q in [*queries, "q-unretrieved"]
+              for d in rng.choice(universe, size=30, replace=False)]
+    qrels.write_text("".join(judged), encoding="utf-8")
+    return files, qrels
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of one or two files, so every count is merged across blocks."""
+    monkeypatch.setattr(stream_module, "_BLOCK_ROWS", 150)
+
+
+def _same(a: ir_rarity.Evaluation, b: ir_rarity.Evaluation) -> None:
+    assert a.names == b.names
+    assert list(a.query_ids) == list(b.query_ids)
+    assert list(a.values) == list(b.values)
+    for m in a.values:
+        assert a.values[m].dtype == b.values[m].dtype
+        assert a.values[m].tobytes() == b.values[m].tobytes(), m
+    assert a.table().equals(b.table())
+    assert a.describe() == b.describe()
+    assert a.run_lengths == b.run_lengths
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("gz", [False, True])
+def test_every_family_equals_the_in_memory_values(tmp_path: Path, gz: bool) -> None:
+    files, qrels = _campaign(tmp_path / "c", gz=gz)
+    with warnings.catch_warnings(record=True) as memory_warnings:
+        warnings.simplefilter("always")
+        expected = ir_rarity.evaluate(files, qrels, FAMILIES)
+    with warnings.catch_warnings(record=True) as stream_warnings:
+        warnings.simplefilter("always")
+        got = ir_rarity.evaluate(files, qrels, FAMILIES, stream=True)
+    assert isinstance(got.campaign, StreamedCampaign)
+    assert len(got.campaign.member_blocks(0)) > 3  # several blocks, counts merged across them
+    _same(expected, got)
+    # the warnings of the whole campaign, once (ASL: rankings of different lengths), as in memory
+    assert ([str(w.message) for w in stream_warnings if w.category is RankingLengthWarning]
+            == [str(w.message) for w in memory_warnings if w.category is RankingLengthWarning] != [])
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_pass_one_counts_equal_brute_force(tmp_path: Path) -> None:
+    files, _ = _campaign(tmp_path / "c", n_runs=7)
+    measures = [parse_measure(m) for m in ["P_rare@20", "AP_rare", "P_rare(depth=7)@3"]]
+    campaign = stream_campaign(files, measures, None)
+    rows = []
+    for p in files:  # pandas' reader, trec_eval's order by hand: score (as float32) descending, then docno descending
+        f = pd.read_csv(p, sep=" ", header=None, names=["q", "q0", "d", "rank", "s", "tag"], dtype={"q": str, "d": str},
+                        keep_default_na=False, quoting=csv.QUOTE_NONE)
+        f["s32"] = f["s"].astype(np.float32)
+        f = f.sort_values(["q", "s32", "d"], ascending=[True, False, False], kind="mergesort")
+        f["r"] = f.groupby("q").cumcount()
+        f["run"] = p.name
+        rows.append(f)
+    every = pd.concat(rows)
+    queries, docs = campaign.vocabularies()
+    for depth in (20, None, 7):
+        within = every if depth is None else every[every["r"] < depth]
+        s_d = within.groupby(["q", "d"])["run"].nunique()
+        keys = ((queries.get_indexer(s_d.index.get_level_values(0)).astype(np.int64) << 32)
+                | docs.get_indexer(s_d.index.get_level_values(1)))
+        assert (campaign.count_keys(keys, depth) == s_d.to_numpy()).all()
+        assert int(campaign._table(depth)[1].sum()) == int(s_d.sum())  # nothing else counted
+    assert campaign.num_systems == 7
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_many_runs_per_file_split_by_tag() -> None:
+    measures = ["P@10", "AP", "P_rare@100", "AP_rare", "nDCG_rare@20", "ASL"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankingLengthWarning)
+        expected = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True)
+        got = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True, stream=True)
+    _same(expected, got)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_duplicates_first_and_error(tmp_path: Path) -> None:
+    files, qrels = _campaign(tmp_path / "c", n_runs=4)
+    twice = files[2].read_text() + "q1 Q0 d3 99 0.5 run2\n" + "q1 Q0 d3 98 0.7 run2\n"
+    files[2].write_text(twice)
+    measures = ["P@5", "AP", "P_rare@10", "AP_rare"]
+    _same(ir_rarity.evaluate(files, qrels, measures, duplicates="first"),
+          ir_rarity.evaluate(files, qrels, measures, duplicates="first", stream=True))
+    with pytest.raises(InputError) as memory:
+        ir_rarity.evaluate(files, qrels, measures)
+    with pytest.raises(InputError) as streamed:
+        ir_rarity.evaluate(files, qrels, measures, stream=True)
+    assert str(streamed.value) == str(memory.value)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_float64_scores_and_measures_through_ir_measures(tmp_path: Path) -> None:
+    files, qrels = _campaign(tmp_path / "c", n_runs=4)
+    measures = ["P@5", "AP_rare", "infAP", "SetP", "Success@5"]  # the last three: ir_measures, run by run
+    _same(ir_rarity.evaluate(files, qrels, measures, scores="float64"),
+          ir_rarity.evaluate(files, qrels, measures, scores="float64", stream=True))
+
+
+def test_two_runs_of_one_name_in_two_blocks(tmp_path: Path, small_blocks: None) -> None:
+    files, qrels = _campaign(tmp_path / "a", n_runs=3)
+    other, _ = _campaign(tmp_path / "b", n_runs=3)
+    with pytest.raises(InputError, match="two runs are named 'run0'"):
+        ir_rarity.evaluate([*files, other[0]], qrels, ["AP_rare"], stream=True)
+
+
+def test_what_cannot_stream_says_why(tmp_path: Path) -> None:
+    files, qrels = _campaign(tmp_path / "c", n_runs=3)
+    with pytest.raises(ParameterError, match="U_novel"):
+        ir_rarity.evaluate(files, qrels, ["U_novel@10"], stream=True)
+    with pytest.raises(ParameterError, match="teams"):
+        ir_rarity.evaluate(files, qrels, ["AP_rare"], teams={"run0": "t", "run1": "t"}, stream=True)
+    runs = {p.name: p for p in files}
+    with pytest.raises(ParameterError, match="in memory"):
+        ir_rarity.evaluate(runs, qrels, ["AP_rare"], stream=True)
+    # a budget alone never refuses: what cannot stream is evaluated in memory
+    result = ir_rarity.evaluate(files, qrels, ["U_novel@10", "AP_rare"], memory_limit=1)
+    assert not isinstance(result.campaign, StreamedCampaign)
+
+
+def test_a_memory_budget_chooses_two_passes(tmp_path: Path) -> None:
+    files, qrels = _campaign(tmp_path / "c", n_runs=3)
+    n_rows = sum(len(p.read_text().splitlines()) for p in files)
+    small = ir_rarity.evaluate(files, qrels, ["AP_rare"], memory_limit=n_rows * stream_module.BYTES_PER_ROW // 2)
+    large = ir_rarity.evaluate(files, qrels, ["AP_rare"], memory_limit="1G")
+    assert isinstance(small.campaign, StreamedCampaign)
+    assert not isinstance(large.campaign, StreamedCampaign)
+    _same(large, small)
+    assert not isinstance(ir_rarity.evaluate(files, qrels, ["AP_rare"], memory_limit=1, stream=False).campaign,
+                          StreamedCampaign)
+
+
+@pytest.mark.parametrize(("text", "size"), [("4G", 4 * 2**30), ("512M", 512 * 2**20), ("1.5GB", 3 * 2**29),
+                                            ("100", 100), (2048, 2048), ("2k", 2048), ("3 GiB", 3 * 2**30)])
+def test_parse_memory(text: str | int, size: int) -> None:
+    assert parse_memory(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "four", "-1G", "0", "1X"])
+def test_parse_memory_refuses(text: str) -> None:
+    with pytest.raises(ParameterError):
+        parse_memory(text)
+
+
+def test_rows_estimated_from_sizes(tmp_path: Path) -> None:
+    plain, _ = _campaign(tmp_path / "p", n_runs=4)
+    packed, _ = _campaign(tmp_path / "g", n_runs=4, gz=True)
+    for files in (plain, packed):
+        true = sum(len(gzip.decompress(p.read_bytes()).splitlines()) if p.suffix == ".gz"
+                   else len(p.read_text().splitlines()) for p in files)
+        assert 0.8 * true <= sum(estimate_rows(files)) <= 1.25 * true  # gzip's trailer: the uncompressed size
+
+
+def test_command_line_stream_and_memory(tmp_path: Path, small_blocks: None) -> None:
+    from ir_rarity.cli.commands import main
+
+    files, qrels = _campaign(tmp_path / "c", n_runs=4)
+    outs = []
+    for extra in ([], ["--stream"], ["--memory", "1K"]):
+        out = tmp_path / f"out{len(outs)}.tsv"
+        assert main(["eval", str(qrels), *map(str, files), "-m", "P@10", "AP_rare", "P_rare@20", "-p", "-1",
+                     "--output", str(out), *extra]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] == outs[2]

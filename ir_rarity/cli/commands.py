@@ -30,13 +30,21 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
+from ir_rarity.cli.trec_eval import (
+    add_trec_eval_options,
+    cut_runs,
+    measures_of_text,
+    trec_note,
+    trec_options,
+    wants_cut,
+)
 from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import DegeneratePoolWarning, InputError, Notice, RarityError, RarityWarning, did_you_mean
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.base import RarityMeasure
-from ir_rarity.measures.parse import MeasureLabels, higher_is_better, measure_label, measure_labels, parse_measure
+from ir_rarity.measures.parse import MeasureLabels, higher_is_better, measure_labels, parse_measure
 from ir_rarity.progress import progress_disabled
 from ir_rarity.tables import FORMATS, render
 
@@ -80,8 +88,12 @@ def _runs_spec(specs: Sequence[str]) -> str | list[str]:
     return specs[0] if len(specs) == 1 else list(specs)
 
 
-def _parse_measures(texts: Sequence[str], depth: int | None) -> MeasureLabels:
+def _parse_measures(texts: Sequence[str], depth: int | None, args: argparse.Namespace | None = None
+                    ) -> MeasureLabels:
     """Measures from the command line, each -> its column: the text given (less its whitespace), each once.
+
+    A text ir_measures' syntax does not read may be trec_eval's name (``P.10``, ``map``, ``all_trec``: one or more
+    measures, each labelled as given, :mod:`ir_rarity.cli.trec_eval`), and ``args``' ``-J``/``-l`` apply to each.
 
     ``--depth`` sets the S_d depth of rarity measures that give none; the column stays the text given
     (``-m P_rare@10 --depth 50`` is column ``P_rare@10``, and the caption names the depth). Each text is parsed
@@ -91,11 +103,11 @@ def _parse_measures(texts: Sequence[str], depth: int | None) -> MeasureLabels:
     measures: dict[Any, str] = {}
     parsed: dict[str, Any] = {}
     for text in texts:
-        measure = parsed[text] = parsed[text] if text in parsed else parse_measure(text)
-        if (isinstance(measure, RarityMeasure) and depth is not None and "depth" in measure.SUPPORTED_PARAMS
-                and "depth" not in measure.params):
-            measure = parse_measure(measure(depth=depth))
-        measures.setdefault(measure, measure_label(text))
+        for measure, label in parsed.setdefault(text, parsed[text] if text in parsed else measures_of_text(text)):
+            if (isinstance(measure, RarityMeasure) and depth is not None and "depth" in measure.SUPPORTED_PARAMS
+                    and "depth" not in measure.params):
+                measure = parse_measure(measure(depth=depth))
+            measures.setdefault(trec_options(measure, args) if args is not None else measure, label)
     return measure_labels(measures)
 
 
@@ -180,12 +192,12 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
         if pooled and not args.pool and not args.teams:
             warnings.simplefilter("error", DegeneratePoolWarning)
         try:
-            return evaluate(_runs_spec(args.runs), args.qrels, measures,
-                            pool=_runs_spec(args.pool) if args.pool else None, joint=args.joint,
-                            teams=args.teams or None, duplicates=args.duplicates, split_by_tag=args.split_by_tag,
-                            scores="float64" if args.trec_eval_10 else None,
-                            stream=True if getattr(args, "stream", False) else None,
-                            memory_limit=getattr(args, "memory", None))
+            cut = wants_cut(args)  # -M: RUNS cut as trec_eval cuts them (without --pool: the campaign they form)
+            return evaluate(cut_runs(args, _runs_spec(args.runs)) if cut else _runs_spec(args.runs), args.qrels,
+                            measures, pool=_runs_spec(args.pool) if args.pool else None, joint=args.joint,
+                            teams=None if cut and not args.pool else args.teams or None, duplicates=args.duplicates,
+                            split_by_tag=None if cut else args.split_by_tag,
+                            scores="float64" if args.trec_eval_10 and not (cut and not args.pool) else None)
         except DegeneratePoolWarning:
             raise _UsageError(f"{', '.join(pooled)} {'needs' if len(pooled) == 1 else 'need'} a campaign: one run "
                               "was given and no --pool (S = 1, so every rarity weight is 0); give the campaign's "
@@ -232,7 +244,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                                   absolute_paths=args.absolute_paths)
     from ir_rarity.io.datasets import expand_official
 
-    measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth)
+    measures = _parse_measures(expand_official(args.measures, args.qrels), args.depth, args)
+    if trec_note(args):
+        print(f"{PROG}: note: {trec_note(args)}", file=sys.stderr)
     from ir_rarity.cli.compare import eval_table, wants_table
 
     wants_table(args)  # refuses options that need another one
@@ -463,19 +477,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joint", action="store_true",
                    help="with --pool: RUNS join the campaign together (S + k) instead of each on its own")
     p.add_argument("--depth", type=int, help="depth S_d is counted at, for rarity measures that do not set one")
-    p.add_argument("--memory", metavar="SIZE",
-                   help="a memory budget (e.g. 4G): without --pool, run files whose rows (estimated from their sizes) "
-                        "would not fit it are read in two passes: S_d counted first, then a block of runs at a time "
-                        "read, scored and dropped (the same values)")
-    p.add_argument("--stream", action="store_true",
-                   help="without --pool: always read the run files in two passes (see --memory)")
     p.add_argument("-o", "--output-format", "--format", dest="format", metavar="FORMAT", default="tsv",
                    help=f"output format: {', '.join(FORMATS)} (default tsv; -o as in ir_measures)")
     p.add_argument("-q", "--per-query", "--by_query", action="store_true",
                    help="per-query values (header run, query_id, measure, value), then each run's mean as query "
                         "'all' (as trec_eval -q and ir_measures -q)")
-    p.add_argument("-n", "--no-summary", "--no_summary", action="store_true",
-                   help="with -q: per-query values only, no 'all' rows")
+    p.add_argument("-n", "--no-summary", "--no_summary", "--nosummary", action="store_true",
+                   help="with -q: per-query values only, no 'all' rows (as trec_eval -n/--nosummary)")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
     p.add_argument("--no-provenance", action="store_true",
                    help="no provenance lines (versions, command, input hashes, pool) at the top of the output "
@@ -491,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ir_rarity.cli.compare import add_eval_options
 
     add_eval_options(p)
+    add_trec_eval_options(p)
     p.set_defaults(func=_cmd_eval)
 
     p = sub.add_parser("pool", help="export the S_d table and/or the depth-k judging pool")

@@ -23,7 +23,8 @@ Row sources scored by the one rule
     :class:`Restrictor`, :func:`restricted_scores` and :func:`pool_qrels` (relabelled qrels),
     :class:`WeightedCampaign` and :func:`values_under` (systems counted any number of times),
     :class:`CountsCampaign` and :func:`score_run` (one run against cached counts),
-    :func:`per_row_search_length` (ASL per relevant document).
+    :func:`per_row_search_length` (ASL per relevant document),
+    :func:`drawn_values`, :func:`drawn_interval`, :func:`can_draw` (judgments drawn for the unjudged documents).
 Process
     :func:`tune_allocator` (the command line's allocator settings).
 """
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from ir_rarity.engine.compute import s_d_depth
     from ir_rarity.engine.contract import Campaign, CampaignInfo, MemberCampaign
     from ir_rarity.engine.families import ENGINE_FAMILIES, is_engine_measure
+    from ir_rarity.engine.judgment_draws import can_draw, drawn_interval, drawn_values
     from ir_rarity.engine.judgments import Judgments
     from ir_rarity.engine.means import aggregate, exact_means, exact_sums, skips_undefined
     from ir_rarity.engine.members import one_member_notice
@@ -61,6 +63,7 @@ _LAZY = {
     "Campaign": "contract", "CampaignInfo": "contract", "MemberCampaign": "contract",
     "ENGINE_FAMILIES": "families", "is_engine_measure": "families",
     "Judgments": "judgments",
+    "can_draw": "judgment_draws", "drawn_interval": "judgment_draws", "drawn_values": "judgment_draws",
     "DUPLICATES": "names", "DUPLICATES_HELP": "names",
     "CountsCampaign": "one_run", "score_run": "one_run",
     "tune_allocator": "pages",
@@ -94,6 +97,9 @@ __all__ = [
     "WeightedCampaign",
     "aggregate",
     "apply_rule",
+    "can_draw",
+    "drawn_interval",
+    "drawn_values",
     "exact_means",
     "exact_sums",
     "is_engine_measure",

@@ -197,7 +197,9 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
                             measures, pool=_runs_spec(args.pool) if args.pool else None, joint=args.joint,
                             teams=None if cut and not args.pool else args.teams or None, duplicates=args.duplicates,
                             split_by_tag=None if cut else args.split_by_tag,
-                            scores="float64" if args.trec_eval_10 and not (cut and not args.pool) else None)
+                            scores="float64" if args.trec_eval_10 and not (cut and not args.pool) else None,
+                            stream=True if getattr(args, "stream", False) and not cut else None,
+                            memory_limit=getattr(args, "memory", None))
         except DegeneratePoolWarning:
             raise _UsageError(f"{', '.join(pooled)} {'needs' if len(pooled) == 1 else 'need'} a campaign: one run "
                               "was given and no --pool (S = 1, so every rarity weight is 0); give the campaign's "
@@ -477,6 +479,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joint", action="store_true",
                    help="with --pool: RUNS join the campaign together (S + k) instead of each on its own")
     p.add_argument("--depth", type=int, help="depth S_d is counted at, for rarity measures that do not set one")
+    p.add_argument("--memory", metavar="SIZE",
+                   help="a memory budget (e.g. 4G): without --pool, run files whose rows (estimated from their sizes) "
+                        "would not fit it are read in two passes: S_d counted first, then a block of runs at a time "
+                        "read, scored and dropped (the same values)")
+    p.add_argument("--stream", action="store_true",
+                   help="without --pool: always read the run files in two passes (see --memory)")
     p.add_argument("-o", "--output-format", "--format", dest="format", metavar="FORMAT", default="tsv",
                    help=f"output format: {', '.join(FORMATS)} (default tsv; -o as in ir_measures)")
     p.add_argument("-q", "--per-query", "--by_query", action="store_true",

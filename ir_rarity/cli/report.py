@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ir_rarity.io.guard import check_outputs, check_stdin_once
+from ir_rarity.stats.names import CORRECTIONS
 
 __all__ = ["add_report_command", "run"]
 
@@ -30,11 +31,19 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("--out", metavar="FILE", required=True, help="the HTML file to write")
     p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", action="extend",  # -m may be repeated
-                   help="measures (default: P@10 P@100 AP nDCG@10 'P_rare(alpha=0.5)@100' AP_rare@100 ASL@g1-10 ASL)")
+                   help="measures (default: P@10 P@100 AP AP@100 nDCG@10 'P_rare(alpha=0.5)@100' AP_rare@100 "
+                        "ASL@g1-10 ASL); each rarity measure is shown against its standard measure at the same "
+                        "cutoff (AP_rare@100 with AP@100), added when missing")
     p.add_argument("--teams", metavar="SPEC",
                    help="run -> team: a leaderboard CSV (columns run, team) or CSV:TEAM_COLUMN; S counts teams")
-    p.add_argument("--baseline", metavar="RUN", nargs="+", help="compare every run with these runs "
-                                                                "(default: the best run by the first measure)")
+    p.add_argument("--baseline", metavar="RUN", nargs="+", help="compare every run with these runs and mark "
+                                                                "significant differences (default: none, no markers)")
+    p.add_argument("--correction", choices=CORRECTIONS, default=None,
+                   help="multiple-testing correction of the comparisons with --baseline, per measure "
+                        "(default: holm when a baseline is given)")
+    p.add_argument("--leaderboard", metavar="FILE",
+                   help="a leaderboard CSV (column run) whose categorical columns (runtype, contributed "
+                        "judgments...) filter and group the runs")
     p.add_argument("--split-by-tag", action="store_true", help="split each run file into one run per tag")
     p.add_argument("--duplicates", choices=["error", "first"], default="error",
                    help="a document listed twice for a query: error (as trec_eval) or keep the first")
@@ -65,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     teams = str(teams_file(args.teams)) if args.teams else None
     check_stdin_once([("QRELS", args.qrels), ("RUNS", args.runs), ("--teams", args.teams)])
-    check_outputs([("--out", args.out, False)], [args.qrels, *args.runs, teams])
+    check_outputs([("--out", args.out, False)], [args.qrels, *args.runs, teams, args.leaderboard])
     from ir_rarity.checks import check_draws
 
     for option, count in (("--resamples", args.resamples), ("--trials", args.trials),
@@ -76,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     runs = args.runs[0] if len(args.runs) == 1 else list(args.runs)
     built = report(runs, args.qrels, args.measures, out=args.out, teams=args.teams, baselines=args.baseline,
+                   correction=args.correction, leaderboard=args.leaderboard,
                    split_by_tag=args.split_by_tag or None, duplicates=args.duplicates, ci=args.ci,
                    resamples=args.resamples, composition_resamples=args.composition_resamples, trials=args.trials,
                    seed=args.seed, pooling=not args.no_pooling, budgets=args.budgets, title=args.title,

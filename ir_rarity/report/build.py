@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import html
 import os
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,11 @@ from ir_rarity.pool.teams import read_teams
 from ir_rarity.provenance import Provenance, collect
 from ir_rarity.report.charts import check_plotly
 from ir_rarity.report.data import DEFAULT_MEASURES, ReportData, Settings, assemble
+from ir_rarity.report.groups import read_leaderboard
+from ir_rarity.report.lite import lite_html
+from ir_rarity.report.pairs import with_bases
 from ir_rarity.report.render import render_html
+from ir_rarity.stats.names import CORRECTIONS
 from ir_rarity.tables import render_frame
 
 if TYPE_CHECKING:
@@ -44,6 +47,7 @@ class Report:
     data: ReportData
     provenance: Provenance
     seconds: float
+    _saved: list[Path] = field(default_factory=list, repr=False)
 
     @property
     def size(self) -> int:
@@ -51,13 +55,17 @@ class Report:
         return len(self.html.encode("utf-8"))
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the page to ``path`` (atomically) and return the path."""
-        return write_atomic(path, self.html)
+        """Write the page to ``path`` (atomically) and return the path (the notebook display links to it)."""
+        written = write_atomic(path, self.html)
+        self._saved[:] = [written]
+        return written
 
     def _repr_html_(self) -> str:
-        """The page in an isolated frame, for Jupyter."""
-        return (f'<iframe srcdoc="{html.escape(self.html, quote=True)}" style="width:100%;height:720px;'
-                f'border:1px solid #ddd"></iframe>')
+        """A lite summary for Jupyter (:func:`~ir_rarity.report.lite.lite_html`: under 300 KB, no plotly.js).
+
+        It links to the page once saved; the whole page would put megabytes into the notebook.
+        """
+        return lite_html(self, self._saved[0] if self._saved else None)
 
     def _repr_markdown_(self) -> str:
         """A markdown summary: what the report covers, its size, and its leaderboard's means."""
@@ -105,6 +113,8 @@ def report(
     evaluation: Evaluation | None = None,
     teams: TeamsLike | None = None,
     baselines: Sequence[str] | None = None,
+    correction: str | None = None,
+    leaderboard: str | os.PathLike[str] | None = None,
     split_by_tag: bool | None = None,
     duplicates: Any = "error",
     ci: float = 0.95,
@@ -129,13 +139,18 @@ def report(
     Args:
         runs: The campaign's runs (as :func:`ir_rarity.evaluate` takes them).
         qrels: Its judgments.
-        measures: Measures (default :data:`~ir_rarity.report.data.DEFAULT_MEASURES`: P@10, P@100, AP, nDCG@10,
-            P_rare(alpha=0.5)@100, AP_rare@100, ASL@g1-10, ASL).
+        measures: Measures (default :data:`~ir_rarity.report.data.DEFAULT_MEASURES`: P@10, P@100, AP, AP@100,
+            nDCG@10, P_rare(alpha=0.5)@100, AP_rare@100, ASL@g1-10, ASL). Each rarity measure is shown against its
+            standard measure at the same cutoff (``AP_rare@100`` with ``AP@100``), added when missing.
         out: Write the page here too.
         evaluation: An evaluation already made, instead of ``runs``, ``qrels`` and ``measures``.
         teams: Run -> team, or a leaderboard CSV (columns ``run``, ``team``): S counts teams, as in
             :func:`ir_rarity.evaluate`.
-        baselines: Runs every run is compared with (default: the best run by the first measure).
+        baselines: Runs every run is compared with (default: none, no markers).
+        correction: Multiple-testing correction of those comparisons, per measure (a
+            :data:`~ir_rarity.stats.names.CORRECTIONS` name; default ``"holm"`` when baselines are given).
+        leaderboard: A leaderboard CSV (column ``run``) whose categorical columns (``runtype``, ``contributed
+            judgments``...) filter and group the runs.
         split_by_tag: Split run files into one run per tag.
         duplicates: ``"error"`` or ``"first"``, as in :func:`ir_rarity.evaluate`.
         ci: Confidence level of every interval; tests are at ``1 - ci``.
@@ -165,11 +180,16 @@ def report(
     if evaluation is None:
         if runs is None or qrels is None:
             raise ParameterError("give runs and qrels, or evaluation=")
-        evaluation, found = _evaluate(runs, qrels, measures if measures is not None else DEFAULT_MEASURES, teams,
+        evaluation, found = _evaluate(runs, qrels, with_bases(measures if measures is not None else DEFAULT_MEASURES),
+                                      teams,
                                       split_by_tag,
                                       duplicates, progress)
     defaults = Settings()
-    settings = Settings(baselines=list(baselines) if baselines else None, ci=ci, resamples=resamples,
+    if correction is not None and correction not in CORRECTIONS:
+        raise ParameterError(f"unknown correction {correction!r}; choose from {', '.join(CORRECTIONS)}")
+    groups = read_leaderboard(leaderboard) if leaderboard is not None else None
+    settings = Settings(baselines=list(baselines) if baselines else None, correction=correction, groups=groups,
+                        ci=ci, resamples=resamples,
                         composition_resamples=composition_resamples, trials=trials, seed=seed, pooling=pooling,
                         strategies=tuple(strategies) if strategies else defaults.strategies,
                         budgets=tuple(budgets) if budgets else defaults.budgets)
@@ -180,7 +200,9 @@ def report(
         data.timings = {"evaluate": evaluated, **data.timings}
     provenance = collect(command if command is not None else "ir_rarity.report(...)",
                          _inputs(runs, qrels, teams), evaluation.attrs(),
-                         measures=data.labels, baselines=data.baselines, ci=ci, resamples=resamples,
+                         measures=data.labels, baselines=data.baselines,
+                         correction=data.leaderboard.settings["correction"] if data.leaderboard else None,
+                         ci=ci, resamples=resamples,
                          composition_resamples=composition_resamples, trials=trials, seed=seed,
                          pooling={"strategies": list(settings.strategies), "budgets": list(settings.budgets)}
                          if pooling else False)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ir_rarity.report.data import ReportData
 
 __all__ = ["asl_scatter", "check_plotly", "composition_ranks", "heatmap", "mean_intervals", "plotly_js",
-           "pooling_curves", "rarity_scatter", "tau_alpha", "unique_bars"]
+           "pooling_curves", "rarity_gain", "rarity_scatter", "robust_range", "tau_alpha", "unique_bars"]
 
 CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["sendDataToCloud"]}
 TEMPLATE = "plotly_white"
@@ -97,8 +97,11 @@ def rarity_scatter(data: ReportData, pair: tuple[str, str], div_id: str) -> Mark
     figure = go.Figure(go.Scatter(x=data.table[base], y=data.table[rare], mode="markers", customdata=custom,
                                   marker={"size": 8, "opacity": 0.75, "color": "#1f77b4"}, name="runs",
                                   hovertemplate=_hover(base, rare)))
-    figure.update_layout(title=_text(f"{rare} against {base}"), xaxis_title=_text(base), yaxis_title=_text(rare),
-                         hovermode="closest")
+    from ir_rarity.report.pairs import pair_title
+
+    label = pair_title(data, pair)["label"]
+    figure.update_layout(title=_text(label), xaxis_title=_text(f"{base} (standard, same cutoff)"),
+                         yaxis_title=_text(f"{rare} (rarity)"), hovermode="closest")
     return _html(figure, div_id)
 
 
@@ -180,13 +183,99 @@ def mean_intervals(values: pd.DataFrame, measure: str, label: str, level: float,
     return _html(figure, div_id, height=420 + _label_margin(values.index), margin={"b": _label_margin(values.index)})
 
 
+def robust_range(values: np.ndarray, reach: float = 3.0) -> tuple[float, float] | None:
+    r"""An axis range that one outlier cannot flatten: Tukey's far-out fences, None when every value is inside.
+
+    The fences are :math:`[Q_1 - r\,\mathrm{IQR},\; Q_3 + r\,\mathrm{IQR}]` with ``reach`` r = 3 (Tukey,
+    *Exploratory Data Analysis*, Addison-Wesley 1977: "far out" values), widened to the inside values' own range;
+    values outside are drawn at the edge and marked (see :func:`_clipped`).
+    """
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if len(finite) < 4:
+        return None
+    q1, q3 = np.quantile(finite, [0.25, 0.75])
+    low, high = q1 - reach * (q3 - q1), q3 + reach * (q3 - q1)
+    inside = finite[(finite >= low) & (finite <= high)]
+    if len(inside) == len(finite) or not len(inside):
+        return None
+    pad = 0.05 * (float(inside.max() - inside.min()) or 1.0)
+    return float(inside.min()) - pad, float(inside.max()) + pad
+
+
+def _clipped(values: np.ndarray, bounds: tuple[float, float] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Values drawn inside ``bounds`` (outliers at the edge) and whether each was clipped."""
+    values = np.asarray(values, dtype=float)
+    if bounds is None:
+        return values, np.zeros(len(values), dtype=bool)
+    shown = np.clip(values, *bounds)
+    return shown, np.isfinite(values) & (shown != values)
+
+
+def _robust_axis(figure: Any, go: Any, axis: str, values: np.ndarray, x: Any, y: Any, custom: Any,
+                 hover: str) -> np.ndarray:
+    """Clip ``axis`` ("x" or "y") to :func:`robust_range` and mark the clipped points (hollow triangles).
+
+    The hover names each clipped point's true value. Returns the values to draw.
+    """
+    bounds = robust_range(values)
+    shown, clipped = _clipped(values, bounds)
+    if bounds is not None and clipped.any():
+        figure.update_layout({f"{axis}axis": {"range": list(bounds)}})
+        px = np.asarray(x, dtype=object)[clipped] if axis == "y" else shown[clipped]
+        py = shown[clipped] if axis == "y" else np.asarray(y, dtype=object)[clipped]
+        figure.add_trace(go.Scatter(x=px, y=py, mode="markers", name="outside the axis (drawn at its edge)",
+                                    customdata=np.column_stack([np.asarray(custom, dtype=object)[clipped],
+                                                                values[clipped]]),
+                                    marker={"symbol": "triangle-up-open", "size": 12, "color": "#d62728"},
+                                    hovertemplate=hover + "<br>true value %{customdata[2]:.4g} (off the axis)"
+                                                          "<extra></extra>"))
+    return shown
+
+
+def rarity_gain(table: pd.DataFrame, title: dict[str, str], level: float, div_id: str) -> Markup:
+    """Each run's rarity gain with its bootstrap interval, best first (one outlier does not flatten the axis)."""
+    go = _plotly()
+    runs = _texts(table["run"])
+    gain = table["rarity gain"].to_numpy(float)
+    low, high = table["low"].to_numpy(float), table["high"].to_numpy(float)
+    custom = np.array([[_text(r), _text(t)] for r, t in zip(table["run"], table["team"], strict=True)],
+                      dtype=object)
+    figure = go.Figure()
+    hover = "<b>%{customdata[0]}</b><br>team %{customdata[1]}<br>gain %{y:.4f}"
+    shown = _robust_axis(figure, go, "y", gain, runs, gain, custom, hover)
+    inside = shown == gain  # a clipped point has no bar (its interval is off the axis too)
+    figure.add_trace(go.Scatter(x=runs, y=shown, mode="markers", marker={"size": 6, "color": "#1f77b4"},
+                                customdata=np.column_stack([custom, low, high]), name="rarity gain",
+                                error_y={"type": "data", "symmetric": False,
+                                         "array": np.where(inside, high - gain, 0.0),
+                                         "arrayminus": np.where(inside, gain - low, 0.0), "thickness": 1},
+                                hovertemplate=hover + " [%{customdata[2]:.4f}, %{customdata[3]:.4f}]"
+                                                      "<extra></extra>"))
+    figure.data = figure.data[::-1]
+    figure.update_layout(title=_text(f"Rarity gain ({title['rare']} / {title['base']}, both at the same cutoff) "
+                                     f"with its {level:.0%} bootstrap interval over queries"),
+                         xaxis={"title": "runs (best gain first)", "type": "category", "dtick": 1,
+                                "tickangle": -90, "tickfont": {"size": 9}},
+                         yaxis_title=_text(f"{title['rare']} / {title['base']}"), showlegend=False)
+    return _html(figure, div_id, height=420 + _label_margin(table["run"]), margin={"b": _label_margin(table["run"])})
+
+
 def asl_scatter(asl: pd.DataFrame, measure: str, div_id: str) -> Markup:
-    """ASL against each run's longest ranking: shorter runs score lower (better) ASL."""
+    """ASL against each run's longest ranking: shorter runs score lower (better) ASL.
+
+    The ASL axis is :func:`robust_range`'s: one run far out (a very long ASL) is drawn at the axis' edge as a
+    hollow triangle, its true value in its hover, so it does not flatten the others.
+    """
     go = _plotly()
     custom = np.array([[_text(r), _text(t)] for r, t in zip(asl.index, asl["team"], strict=True)], dtype=object)
-    figure = go.Figure(go.Scatter(x=asl["longest ranking"], y=asl[measure], mode="markers", customdata=custom,
-                                  marker={"size": 8, "opacity": 0.7, "color": "#9467bd"},
-                                  hovertemplate=_hover("longest ranking", measure)))
+    figure = go.Figure()
+    values = asl[measure].to_numpy(float)
+    shown = _robust_axis(figure, go, "y", values, asl["longest ranking"].to_numpy(), values, custom,
+                         "<b>%{customdata[0]}</b><br>team %{customdata[1]}")
+    figure.add_trace(go.Scatter(x=asl["longest ranking"], y=shown, mode="markers", customdata=custom,
+                                marker={"size": 8, "opacity": 0.7, "color": "#9467bd"}, name="runs",
+                                hovertemplate=_hover("longest ranking", measure)))
     figure.update_layout(title=_text(f"{measure} against the run's longest ranking (lower ASL is better)"),
                          xaxis_title="longest ranking over the queries", yaxis_title=_text(measure))
     return _html(figure, div_id)

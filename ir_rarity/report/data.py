@@ -30,8 +30,10 @@ from ir_rarity.report.sections import SECTIONS
 
 __all__ = ["DEFAULT_MEASURES", "ReportData", "Settings", "assemble"]
 
-DEFAULT_MEASURES = ["P@10", "P@100", "AP", "nDCG@10", "P_rare(alpha=0.5)@100", "AP_rare@100", "ASL@g1-10", "ASL"]
-"""The measures of a report when none are given: standard, rarity and depth (ASL) measures."""
+DEFAULT_MEASURES = ["P@10", "P@100", "AP", "AP@100", "nDCG@10", "P_rare(alpha=0.5)@100", "AP_rare@100",
+                    "ASL@g1-10", "ASL"]
+"""The measures of a report when none are given: standard, rarity and depth (ASL) measures; each rarity measure
+with its standard measure at the same cutoff (``AP_rare@100`` with ``AP@100``)."""
 
 
 
@@ -40,7 +42,11 @@ class Settings:
     """How much of each analysis a report computes (small defaults keep it quick; raise them to publish).
 
     Attributes:
-        baselines: Runs every run is compared with (None: the best run by the first measure).
+        baselines: Runs every run is compared with (None: no comparisons, no markers).
+        correction: The multiple-testing correction of the comparisons with the baselines, a
+            :data:`~ir_rarity.stats.names.CORRECTIONS` name (None: Holm's when baselines are given).
+        groups: A leaderboard file's columns per run (index: run), whose categorical columns (``runtype``,
+            ``contributed judgments``...) filter and group the leaderboard (None: none).
         ci: Confidence level of the intervals.
         resamples: Bootstrap resamples of the queries (intervals of means and of differences).
         composition_resamples: Campaigns drawn by the bootstrap over teams (0: leave-one-team-out only).
@@ -56,6 +62,8 @@ class Settings:
     """
 
     baselines: list[str] | None = None
+    correction: str | None = None
+    groups: pd.DataFrame | None = None
     ci: float = 0.95
     resamples: int = 1000
     composition_resamples: int = 100
@@ -81,8 +89,12 @@ class ReportData:
         glance: Label -> value of the campaign at a glance.
         table: ``Evaluation.table()`` in leaderboard order (best first by the first measure).
         leaderboard: The campaign table (intervals and comparisons with the baselines).
-        baselines: The runs compared with.
-        pairs: (rarity measure label, standard measure label) pairs of the scatter plots.
+        baselines: The runs compared with (none by default).
+        pairs: (rarity measure label, standard measure label) pairs at the same cutoff (scatter, gain, movers).
+        gain: Per pair, each run's rarity gain (rarity mean / standard mean) with its bootstrap interval.
+        topics: Per measure label, each query's best, median and worst over the runs.
+        from_median: Per measure label, runs x queries difference of each run from the query's median.
+        judged: Judged@k per run (share of the top k that is judged, ir_measures' Judged).
         ranks: Label -> ranks of the runs by that measure (1 the best; ``table``'s order).
         movers: Per pair, the runs whose rank rarity moves most.
         unique_team: Unique relevant documents per team; ``unique_run``: per run.
@@ -107,6 +119,10 @@ class ReportData:
     leaderboard: CampaignTable | None = None
     baselines: list[str] = field(default_factory=list)
     pairs: list[tuple[str, str]] = field(default_factory=list)
+    gain: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
+    topics: dict[str, pd.DataFrame] = field(default_factory=dict)
+    from_median: dict[str, pd.DataFrame] = field(default_factory=dict)
+    judged: pd.DataFrame | None = None
     ranks: dict[str, np.ndarray] = field(default_factory=dict)
     movers: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
     unique_team: pd.Series | None = None

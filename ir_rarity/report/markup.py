@@ -23,7 +23,7 @@ from markupsafe import Markup
 
 from ir_rarity.provenance import json_for_script as _json_for_script
 
-__all__ = ["FIRST_DESCENDING", "frame_table", "json_for_script", "macro", "number", "render"]
+__all__ = ["FIRST_DESCENDING", "frame_table", "json_for_script", "macro", "number", "render", "scale_places"]
 
 FIRST_DESCENDING = "descending"
 """A header's ``data-first``: its first click sorts descending (higher is better)."""
@@ -74,6 +74,19 @@ def number(value: Any, places: int = 4, integral: bool = False) -> tuple[str, st
     return repr(figure), f"{figure:.{places}f}"
 
 
+def scale_places(values: Any, places: int = 4) -> int:
+    """Decimals for numbers of this scale: ``places`` below 10, then one fewer per power of ten (0 from 10,000).
+
+    Shares and scores (0.6844) keep four decimals, ASL's hundreds one (312.4), counts in thousands none: about
+    four significant figures, never "4 decimals of hundreds".
+    """
+    array = np.asarray(values, dtype=float).ravel()
+    finite = np.abs(array[np.isfinite(array)])
+    if not len(finite) or finite.max() < 10:
+        return places
+    return max(0, places - math.floor(math.log10(float(finite.max()))))
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
@@ -107,12 +120,14 @@ def frame_table(frame: pd.DataFrame, table_id: str, *, places: int = 4, search: 
     head = [{"text": str(c), "numeric": bool(pd.api.types.is_numeric_dtype(shown[c])),
              "first": FIRST_DESCENDING if str(c) in descending else None} for c in shown.columns]
     whole = [_integral(shown[c]) for c in shown.columns]
+    scaled = [scale_places(shown[c].to_numpy(float), places) if pd.api.types.is_numeric_dtype(shown[c])
+              and not pd.api.types.is_bool_dtype(shown[c]) else places for c in shown.columns]
     rows = []
     for record in shown.itertuples(index=False, name=None):
         cells: list[dict[str, str | None]] = []
-        for value, integral in zip(record, whole, strict=True):
+        for value, integral, digits in zip(record, whole, scaled, strict=True):
             if _is_number(value):
-                full, text = number(value, places, integral)
+                full, text = number(value, digits, integral)
                 cells.append({"value": full, "text": text})
             else:
                 cells.append({"value": None, "text": str(value)})

@@ -25,13 +25,13 @@ from ir_rarity.errors import ParameterError
 from ir_rarity.judging.reuse import reusability
 from ir_rarity.judging.simulation import simulate
 from ir_rarity.judging.summary import found_table
-from ir_rarity.measures import FAMILIES
 from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
-from ir_rarity.report import charts
-from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string
+from ir_rarity.report import charts, gain, groups, judged, topics
+from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string, scale_places
+from ir_rarity.report.pairs import base_name, pair_title
 from ir_rarity.stats.scores import in_natural_order, natural_order
 from ir_rarity.stats.ties import differences, rank
 
@@ -102,14 +102,15 @@ def _cell(data: ReportData, run: str, measure: Any, marks: dict[tuple[str, str],
     board, table = data.leaderboard, data.table
     assert board is not None and table is not None
     label = data.evaluation.label(measure)
-    full, text = number(table.at[run, label])
+    places = scale_places(table[label].to_numpy(float))  # ASL's hundreds with one decimal, shares with four
+    full, text = number(table.at[run, label], places)
     low_col, high_col = interval_columns(measure)
     ci = None
     if low_col in board.values.columns:
         low: Any = board.values.at[run, low_col]
         high: Any = board.values.at[run, high_col]
         if not (pd.isna(low) or pd.isna(high)):
-            ci = (f"{float(low):.4f}", f"{float(high):.4f}")
+            ci = (f"{float(low):.{places}f}", f"{float(high):.{places}f}")
     return {"value": full, "text": text, "measure": label, "marks": marks.get((label, run), []), "ci": ci}
 
 
@@ -123,19 +124,20 @@ def _leaderboard(data: ReportData, _: Provenance) -> dict[str, Any]:
     for run, place in zip(table.index, ranks, strict=True):
         value, text = number(place, integral=True)
         rows.append({"run": run, "team": data.teams.get(run, run), "letter": letters.get(run),
-                     "rank": {"value": value, "text": text},
+                     "rank": {"value": value, "text": text}, "groups": groups.run_groups(data, run),
                      "cells": [_cell(data, run, m, marks) for m in ev.measures]})
     settings = board.settings
     caption = {"letters": list(letters.items()), "test": settings["test"], "alpha": settings["alpha"],
+               "correction": settings["correction"], "family": settings["family"],
                "interval": settings["interval"], "level": f"{data.settings.ci:g}", "resamples": settings["resamples"],
                "seed": settings["seed"], "first": data.labels[0]}
     head = [(ev.label(m), FIRST_DESCENDING if higher_is_better(m) else None) for m in ev.measures]
-    return {"caption": caption, "head": head, "rows": rows}
+    return {"caption": caption, "head": head, "rows": rows, "groups": groups.group_filters(data)}
 
 
 def _rarity(data: ReportData, _: Provenance) -> dict[str, Any]:
     return {"charts": [charts.rarity_scatter(data, pair, f"scatter-{i}") for i, pair in enumerate(data.pairs)],
-            "movers": [(pair, frame_table(frame, f"movers-{i}", search=["run", "team"]))
+            "movers": [(pair_title(data, pair), frame_table(frame, f"movers-{i}", search=["run", "team"]))
                        for i, (pair, frame) in enumerate(data.movers.items())]}
 
 
@@ -154,7 +156,7 @@ def _unique(data: ReportData, _: Provenance) -> dict[str, Any] | None:
 
 
 def _per_query(data: ReportData, _: Provenance) -> dict[str, Any]:
-    baseline = data.baselines[0] if data.baselines else ""
+    baseline = data.baselines[0] if data.baselines else topics.MEDIAN
     return {"baseline": baseline,
             "charts": [charts.heatmap(diff, label, baseline, higher_is_better(data.evaluation.measure(label)),
                                       f"per-query-{i}") for i, (label, diff) in enumerate(data.per_query.items())]}
@@ -228,25 +230,25 @@ _GLANCE = r"""<dl class="glance" id="glance-facts">{% for key, value in facts %}
 _LEADERBOARD = r"""{% from "tables.html.j2" import filter %}{% macro mark(m) -%}
 <span class="mark-{{ 'up' if m.up else 'down' }}" title="significantly {{ 'better' if m.up else 'worse' }} than {{ m.reference }}">{{ '▲' if m.up else '▼' }}{{ m.letter }}</span>
 {%- endmacro %}
-<p>Baselines: {% for run, letter in caption.letters %}{{ letter }} = {{ run }}{{ ", " if not loop.last }}{% endfor %}. Paired {{ caption.test }}-test at alpha {{ caption.alpha }}; intervals: {{ caption.interval }} over queries, level {{ caption.level }}, {{ caption.resamples }} resamples, seed {{ caption.seed }}. Rows: best first by {{ caption.first }}; # is the rank by {{ caption.first }}, runs that tie sharing it.</p>
-{{ filter("leaderboard-table", rows | length) }}<div class="table-wrap"><table class="sortable" id="leaderboard-table"><thead><tr><th class="num">#</th><th class="text">run</th><th class="text">team</th>
+<p>{% if caption.letters %}Baselines: {% for run, letter in caption.letters %}{{ letter }} = {{ run }}{{ ", " if not loop.last }}{% endfor %}. Paired {{ caption.test }}-test at alpha {{ caption.alpha }}, {{ caption.correction or "no" }} correction over the {{ caption.family }} comparisons of each measure; {% else %}No baseline: no comparisons and no markers (name one with --baseline RUN, or baselines=[...]). {% endif %}Intervals: {{ caption.interval }} over queries, level {{ caption.level }}, {{ caption.resamples }} resamples, seed {{ caption.seed }}. Rows: best first by {{ caption.first }}; # is the rank by {{ caption.first }}, runs that tie sharing it.</p>
+{{ filter("leaderboard-table", rows | length, groups) }}<div class="table-wrap"><table class="sortable" id="leaderboard-table"><thead><tr><th class="num">#</th><th class="text">run</th><th class="text">team</th>{% for g in groups %}<th class="text">{{ g.column }}</th>{% endfor %}
 {%- for label, first in head %}<th class="num"{% if first %} data-first="{{ first }}"{% endif %}>{{ label }}</th>{% endfor -%}
 </tr></thead><tbody>
 {%- for row in rows %}
-<tr data-run="{{ row.run }}" data-search="{{ row.run }} {{ row.team }}"{% if row.letter %} class="baseline"{% endif %}><td data-value="{{ row.rank.value }}">{{ row.rank.text }}</td><td class="text">{{ row.run }}{% if row.letter %}<small> (baseline {{ row.letter }})</small>{% endif %}</td><td class="text">{{ row.team }}</td>
+<tr data-run="{{ row.run }}" data-search="{{ row.run }} {{ row.team }}"{% for g in row.groups %} data-group-{{ loop.index0 }}="{{ g }}"{% endfor %}{% if row.letter %} class="baseline"{% endif %}><td data-value="{{ row.rank.value }}">{{ row.rank.text }}</td><td class="text">{{ row.run }}{% if row.letter %}<small> (baseline {{ row.letter }})</small>{% endif %}</td><td class="text">{{ row.team }}</td>{% for g in row.groups %}<td class="text">{{ g }}</td>{% endfor %}
 {%- for cell in row.cells %}<td data-value="{{ cell.value }}" data-measure="{{ cell.measure }}">{{ cell.text }}{% for m in cell.marks %}{{ mark(m) }}{% endfor %}{% if cell.ci %}<span class="ci">[{{ cell.ci[0] }}, {{ cell.ci[1] }}]</span>{% endif %}</td>{% endfor -%}
 </tr>
 {%- endfor %}
 </tbody></table></div>"""
 
 _RARITY = r"""{% for chart in charts %}{{ chart }}{% endfor %}
-{%- for pair, table in movers %}<h3>Runs {{ pair[0] }} moves most against {{ pair[1] }} (places moved up: rank by {{ pair[1] }} minus rank by {{ pair[0] }})</h3>{{ table }}{% endfor %}"""
+{%- for title, table in movers %}<h3>Runs rarity moves most: {{ title.label }} (places moved up: rank by {{ title.base }} minus rank by {{ title.rare }})</h3>{{ table }}{% endfor %}"""
 
 _UNIQUE = r"""<p>A document counts as retrieved by a team or run when it is in its top {{ depth }}; relevant: label &gt;= 1.</p>
 {{ chart }}<div class="grid"><div><h3>Per team</h3>{{ teams }}</div><div><h3>Per run</h3>{{ runs }}</div></div>
 <h3>Rarely retrieved relevant documents per query (S_d counts {{ systems }})</h3>{{ queries }}"""
 
-_PER_QUERY = r"""<p>Baseline: {{ baseline }}.</p>{% for chart in charts %}{{ chart }}{% endfor %}"""
+_PER_QUERY = r"""<p>Each run minus: {{ baseline }}.</p>{% for chart in charts %}{{ chart }}{% endfor %}"""
 
 _UNCERTAINTY = r"""{% if composition_chart %}{{ composition_chart }}<h3>Score and rank when teams are left out or resampled ({{ resamples }} bootstrap campaigns, level {{ level }})</h3>{{ composition_table }}{% endif %}
 {{- intervals_chart or "" }}"""
@@ -297,23 +299,24 @@ def _gather_leaderboard(data: ReportData) -> None:
     ev, s = data.evaluation, data.settings
     order = _order(ev)
     data.table = ev.table().loc[order]
-    data.baselines = list(dict.fromkeys(s.baselines)) if s.baselines else [order[0]]
+    data.baselines = list(dict.fromkeys(s.baselines)) if s.baselines else []  # none by default: no markers
     missing = [b for b in data.baselines if b not in ev.names]
     if missing:
         raise ParameterError(f"baseline {missing[0]!r} is not a run of the report; runs: {', '.join(order[:5])}...")
-    data.leaderboard = campaign_table(ev, baselines=data.baselines, ci=s.ci, resamples=s.resamples, seed=s.seed,
-                                      order=order)
+    correction = (s.correction or "holm") if data.baselines else None
+    data.leaderboard = campaign_table(ev, baselines=data.baselines or None, correction=correction, ci=s.ci,
+                                      alpha=1 - s.ci, resamples=s.resamples, seed=s.seed, order=order)
     data.ranks = {ev.label(m): rank(data.table[ev.label(m)].to_numpy(float), higher_is_better(m))
                   for m in ev.measures}
 
 
 def _base_of(ev: Evaluation, measure: Any) -> Any | None:
-    """The evaluated standard measure ``measure`` weighs: same name base and cutoff, else same name base."""
-    base = BASES.get(getattr(measure, "NAME", ""))
-    candidates = [m for m in ev.measures if getattr(m, "NAME", None) == base and not depends_on_pool(m)]
-    cutoff = measure.params.get("cutoff")
-    same = [m for m in candidates if m.params.get("cutoff") == cutoff]
-    found = same or candidates
+    """The evaluated standard measure ``measure`` weighs AT ITS CUTOFF (:func:`~ir_rarity.report.pairs.base_name`).
+
+    Never the base at another cutoff: ``AP_rare@100`` against full-depth ``AP`` would mix the cutoff with rarity.
+    """
+    base = base_name(measure)
+    found = [m for m in ev.measures if base is not None and str(m) == base and not depends_on_pool(m)]
     return found[0] if found else None
 
 
@@ -323,7 +326,9 @@ def _gather_rarity(data: ReportData) -> None:
     for m in data.pooled():
         base = _base_of(ev, m)
         if base is None:
-            data.note("rarity", f"{ev.label(m)}: no standard measure it weighs was evaluated")
+            wanted = base_name(m)
+            data.note("rarity", f"{ev.label(m)}: {wanted or 'no standard measure'} (its "
+                                f"standard measure at the same cutoff) was not evaluated")
             continue
         pair = (ev.label(m), ev.label(base))
         data.pairs.append(pair)
@@ -365,10 +370,12 @@ def _gather_per_query(data: ReportData) -> None:
     ev = data.evaluation
     pooled = data.pooled()
     measures = ([pooled[0]] if pooled else []) + [m for m in ev.measures if not depends_on_pool(m)][:1]
-    baseline = data.baselines[0]
     for m in measures:
+        if not data.baselines:  # no baseline: each run against the query's median over the runs (NIST's pages)
+            data.per_query[ev.label(m)] = topics.from_median(ev.matrix(m))
+            continue
         matrix = ev.matrix(m)
-        diff = differences(matrix.to_numpy(float), matrix.loc[[baseline]].to_numpy(float))
+        diff = differences(matrix.to_numpy(float), matrix.loc[[data.baselines[0]]].to_numpy(float))
         data.per_query[ev.label(m)] = in_natural_order(pd.DataFrame(diff, index=matrix.index, columns=matrix.columns))
 
 
@@ -436,11 +443,6 @@ def _gather_meta(data: ReportData) -> None:
     data.meta = pd.DataFrame(rows)
 
 
-BASES = {str(m.NAME): str(m.BASE_MEASURE) for m in FAMILIES if m.BASE_MEASURE}
-"""The standard measure each rarity measure weighs (at the same cutoff when one was evaluated): each family's
-:attr:`~ir_rarity.measures.base.RarityMeasure.BASE_MEASURE`."""
-
-
 SECTIONS: dict[str, Section] = {s.key: s for s in [
     Section("glance", "The campaign at a glance",
             "What the report was computed from: how many systems S the rarity measures count, the runs, teams, "
@@ -451,18 +453,38 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "baseline's letter marks a significant difference from that baseline (paired test); click a column "
             "header to sort, type a run or team name to filter.",
             _leaderboard, _LEADERBOARD, gather=_gather_leaderboard),
+    Section("groups", "Groups of runs",
+            "The leaderboard file's columns (run type, contributed judgments...) group the runs: per group, its "
+            "runs, the best and median mean of the first measure and the median rarity gain; the leaderboard's "
+            "select boxes filter by them.",
+            groups.render, groups.TEMPLATE, gather=groups.gather),
     Section("rarity", "Rarity against standard",
-            "Each point is a run at its standard score (x) and its rarity score (y): runs above the trend find "
-            "relevant documents few others retrieve; the tables list the runs whose rank rarity moves most.",
+            "Each point is a run at its standard score (x) and its rarity score (y), both at the SAME cutoff "
+            "(AP_rare@100 against AP@100, P_rare@k against P@k): runs above the trend find relevant documents few "
+            "others retrieve; the tables list the runs whose rank rarity moves most.",
             _rarity, _RARITY, gather=_gather_rarity),
+    Section("gain", "Rarity gain",
+            "Each run's rarity mean divided by its standard mean at the same cutoff, with its bootstrap interval "
+            "over queries: 1 means it finds only documents every system retrieved, 1 + alpha only documents no "
+            "other system retrieved.",
+            gain.render, gain.TEMPLATE, gather=gain.gather),
     Section("unique", "Who finds what others miss",
             "How many relevant documents only one team (or one run) retrieved within the S_d depth, and per query "
             "how many relevant documents no system, one system or only a few systems retrieved.",
             _unique, _UNIQUE, gather=_gather_unique),
     Section("per-query", "Per query",
-            "Each run's per-query difference from the baseline: blue cells are queries where the run beats the "
-            "baseline, red where it loses; runs are sorted by their mean difference, best first.",
+            "Each run's per-query difference from the baseline, or without one from the query's median over the "
+            "runs: blue cells are queries where the run does better, red worse; runs are sorted by their mean "
+            "difference, best first.",
             _per_query, _PER_QUERY, gather=_gather_per_query),
+    Section("topics", "Per topic: best, median, worst",
+            "Per query the best, median and worst score over the runs, and each run's difference from the "
+            "query's median (as the appendix pages of TREC's proceedings).",
+            topics.render, topics.TEMPLATE, gather=topics.gather),
+    Section("judged", "Judged@k",
+            "The share of each run's top k documents that were judged (ir_measures' Judged@k): scores of a run "
+            "with a low share rest on unjudged documents counted as non-relevant.",
+            judged.render, judged.TEMPLATE, gather=judged.gather),
     Section("uncertainty", "How sure",
             "How a rarity score and rank move with the other participants (leave one team out, bootstrap over "
             "teams) and how means vary over queries (bootstrap): a long bar means an unsure rank.",

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ir_rarity.stats.correlation import kendall_tau, kendall_tau_b, tau_ap
     from ir_rarity.stats.effects import cohens_dz, mean_difference_interval, paired_effects
     from ir_rarity.stats.hsd import paper_hsd, studentized_range_sf, tukey_hsd_pvalues
-    from ir_rarity.stats.intervals import bootstrap_interval, t_interval
+    from ir_rarity.stats.intervals import bootstrap_interval, bootstrap_ratio_interval, t_interval
     from ir_rarity.stats.names import CORRECTIONS, DIFF_INTERVALS, INTERVALS, TESTS
     from ir_rarity.stats.paired import (
         PairTest,
@@ -54,6 +54,7 @@ __all__ = [
     "TESTS",
     "PairTest",
     "bootstrap_interval",
+    "bootstrap_ratio_interval",
     "check_scores",
     "cohens_dz",
     "correct",
@@ -84,7 +85,7 @@ _MODULES = {
     "ir_rarity.stats.correlation": ("kendall_tau", "kendall_tau_b", "tau_ap"),
     "ir_rarity.stats.effects": ("cohens_dz", "mean_difference_interval", "paired_effects"),
     "ir_rarity.stats.hsd": ("paper_hsd", "studentized_range_sf", "tukey_hsd_pvalues"),
-    "ir_rarity.stats.intervals": ("bootstrap_interval", "t_interval"),
+    "ir_rarity.stats.intervals": ("bootstrap_interval", "bootstrap_ratio_interval", "t_interval"),
     "ir_rarity.stats.names": ("CORRECTIONS", "DIFF_INTERVALS", "INTERVALS", "TESTS"),
     "ir_rarity.stats.paired": ("PairTest", "paired_differences", "paired_pvalues", "paired_t_pvalues",
                                "randomization_pvalues", "two_sample_t_pvalues", "wilcoxon_pvalues"),

@@ -29,7 +29,7 @@ import numpy as np
 from ir_rarity.checks import check_draws
 from ir_rarity.errors import ParameterError
 
-__all__ = ["bootstrap_interval", "t_interval"]
+__all__ = ["bootstrap_interval", "bootstrap_ratio_interval", "t_interval"]
 
 
 _BLOCK = 2_000_000  # float64 elements of one block of resampled sums (16 MB)
@@ -129,6 +129,54 @@ def bootstrap_interval(values: np.ndarray, level: float = 0.95, resamples: int =
     tail = (1.0 - level) / 2.0
     with np.errstate(invalid="ignore"):
         return _quantiles(means, tail), _quantiles(means, 1.0 - tail)
+
+
+def bootstrap_ratio_interval(numerator: np.ndarray, denominator: np.ndarray, level: float = 0.95,
+                             resamples: int = 10_000, seed: int | np.random.Generator | None = 0
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Each run's ratio of two means over the same queries, :math:`\bar x_r / \bar y_r`, with a bootstrap interval.
+
+    The queries are drawn as in :func:`bootstrap_interval` (the same generator and draws, the same for every run
+    and for both measures: a paired resample); each resample's ratio is :math:`\bar x^{*b}_r / \bar y^{*b}_r`
+    and the interval is its :math:`(1 \pm \text{level})/2` percentiles (Efron & Tibshirani, *An Introduction to
+    the Bootstrap*, Chapman & Hall 1993, ch. 13). It is ``scipy.stats.bootstrap((x, y), lambda x, y:
+    x.mean(-1) / y.mean(-1), paired=True, method="percentile")`` per run. A resample whose denominator mean is 0
+    has no ratio and is left out.
+
+    Args:
+        numerator: Runs x queries values of the numerator measure (e.g. P_rare@100), queries in canonical order.
+        denominator: The same runs and queries of the denominator measure (e.g. P@100).
+        level: Confidence level, e.g. 0.95.
+        resamples: Number of bootstrap resamples of the queries.
+        seed: Seed or generator (:func:`numpy.random.default_rng`).
+
+    Returns:
+        ``(ratio, lower, upper)`` per run; NaN where the denominator's mean is 0.
+
+    Raises:
+        ParameterError: matrices of different shapes, a level outside (0, 1) or a bad number of resamples.
+
+    """
+    level = _check_level(level)
+    top, defined = _prepared(numerator, False)
+    bottom, _ = _prepared(denominator, False)
+    if top.shape != bottom.shape:
+        raise ParameterError(f"numerator and denominator differ in shape: {top.shape} and {bottom.shape}")
+    n_runs, n_queries = top.shape
+    resamples = check_draws(resamples, "resamples", max(n_queries, n_runs), minimum=2, each="queries")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(bottom.sum(axis=1) != 0, top.sum(axis=1) / bottom.sum(axis=1), np.nan)
+    if n_queries == 0:
+        return ratio, np.full(n_runs, np.nan), np.full(n_runs, np.nan)
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, n_queries, size=(resamples, n_queries))
+    upper_means = _resampled_means(top, defined, drawn, False)
+    lower_means = _resampled_means(bottom, defined, drawn, False)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = np.where(lower_means != 0, upper_means / lower_means, np.nan)
+    tail = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore"):
+        return ratio, _quantiles(ratios, tail), _quantiles(ratios, 1.0 - tail)
 
 
 def t_interval(values: np.ndarray, level: float = 0.95, skip_undefined: bool = False

@@ -27,7 +27,8 @@ def round1_report() -> ir_rarity.report.Report:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ir_rarity.RarityWarning)  # ASL's run-length warning: shown in the page
         return ir_rarity.report(covid_round1.runs, covid_round1.qrels, split_by_tag=True,
-                                teams=covid_round1.leaderboard, baselines=["bm25_baseline"], **FAST)
+                                teams=covid_round1.leaderboard, leaderboard=covid_round1.leaderboard,
+                                baselines=["bm25_baseline"], **FAST)
 
 
 @pytest.fixture(scope="session")

@@ -122,7 +122,9 @@ def test_asl_warning_and_provenance(round1_report: ir_rarity.report.Report, page
 
 def test_save_and_repr(round1_report: ir_rarity.report.Report, round1_html: Path) -> None:
     assert round1_html.read_text(encoding="utf-8") == round1_report.html
-    assert round1_report._repr_html_().startswith("<iframe srcdoc=")
+    lite = round1_report._repr_html_()  # a summary linking to the saved page, not the 6 MB page
+    assert len(lite.encode("utf-8")) < 300_000 and "<script" not in lite and "<iframe" not in lite
+    assert f'href="{round1_html}"' in lite
     assert "143 runs x 30 queries" in repr(round1_report)
     markdown = round1_report._repr_markdown_()
     assert markdown.startswith("**Campaign report**: 143 runs x 30 queries; ")

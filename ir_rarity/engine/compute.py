@@ -22,7 +22,7 @@ from ir_rarity.errors import ParameterError
 from ir_rarity.measures.asl import ASL
 from ir_rarity.measures.base import RarityMeasure
 
-__all__ = ["KERNELS", "compute", "ideal_dcg_rare", "is_engine_measure", "s_d_depth"]
+__all__ = ["KERNELS", "compute", "ideal_dcg_rare", "is_engine_measure", "row_gain", "s_d_depth"]
 
 Kernel = Callable[[Any, Rows], np.ndarray]
 
@@ -54,6 +54,15 @@ def _rarity_gain(measure: RarityMeasure, rows: Rows, keep: np.ndarray | slice, w
     gain = np.zeros(len(relevant))
     gain[relevant] = weight
     return gain
+
+
+def row_gain(measure: RarityMeasure, rows: Rows) -> np.ndarray:
+    r"""Every row's gain in a rarity-weighted measure (``P_rare``, ``AP_rare``, ``nDCG_rare``), cutoff ignored.
+
+    The gain the kernels add up (:math:`Rel(d)(1 + \alpha R(d))`, or its bounded or graded form; 0 where not
+    relevant), for analyses that reorder rows (tie orders) or weigh them (expected values).
+    """
+    return _rarity_gain(measure, rows, slice(None))
 
 
 def _row_weights(measure: RarityMeasure, rows: Rows, s_d: np.ndarray, num_systems: np.ndarray, query: np.ndarray

@@ -16,8 +16,9 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.contract import CampaignInfo
+from ir_rarity.engine.contract import CampaignInfo, MemberCampaign
 from ir_rarity.engine.means import aggregate
+from ir_rarity.engine.rests import TIE_KINDS, UNJUDGED_KINDS, member_rests
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
 from ir_rarity.tables import render
@@ -58,6 +59,9 @@ class Evaluation:
             dropped): the column of every table. A measure without a label is named ``str(measure)``.
         run_lengths: Evaluated run -> its longest ranking over the qrels' queries, recorded when ASL measures
             are evaluated (ASL rewards shorter runs); ``attrs()["asl_lengths"]`` says whether they differ.
+        rests: ``(measure, kind) -> (n_runs, n_queries)`` values of what each score rests on (kinds of
+            :data:`~ir_rarity.engine.rests.UNJUDGED_KINDS` and :data:`~ir_rarity.engine.rests.TIE_KINDS`), gathered
+            by ``evaluate(..., unjudged=True, ties=True)`` or, for a campaign's members, when first asked for.
 
     """
 
@@ -74,6 +78,8 @@ class Evaluation:
     judgments: Judgments | None = field(default=None, repr=False, compare=False)
     labels: dict[ir_measures.Measure, str] = field(default_factory=dict)
     run_lengths: dict[str, int] = field(default_factory=dict)
+    rests: dict[tuple[ir_measures.Measure, str], np.ndarray] = field(default_factory=dict, repr=False,
+                                                                      compare=False)
 
     # ------------------------------------------------------------------ what it was computed against
     def attrs(self) -> dict[str, object]:
@@ -177,7 +183,81 @@ class Evaluation:
                           depths=list(self.depths), members={n: self.members[n] for n in names if n in self.members},
                           mode=self.mode, campaign=self.campaign, qrels=self.qrels, judgments=self.judgments,
                           labels=dict(self.labels),
-                          run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths})
+                          run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths},
+                          rests={k: v[rows] for k, v in self.rests.items()})
+
+    # ------------------------------------------------------------------ what a score rests on
+    def _rest(self, measure: ir_measures.Measure, kind: str) -> np.ndarray:
+        """The ``(n_runs, n_queries)`` values of one kind for an evaluated measure, gathered now if they can be.
+
+        Raises:
+            ParameterError: they were not gathered, and the runs are not a campaign's members kept with it.
+
+        """
+        if (measure, kind) not in self.rests:
+            unjudged, ties = kind in UNJUDGED_KINDS, kind in TIE_KINDS
+            if (self.mode != "members" or not isinstance(self.campaign, MemberCampaign) or self.judgments is None):
+                flag = "unjudged=True" if unjudged else "ties=True"
+                raise ParameterError(f"{self.label(measure)}: {kind} values were not gathered; evaluate with {flag} "
+                                     f"(ir-rarity eval --{'unjudged' if unjudged else 'ties'})")
+            encoded = self.judgments.encoded_for(self.campaign)
+            self.rests.update(member_rests(self.campaign, encoded, self.measures, unjudged, ties))
+        if (measure, kind) not in self.rests:  # RBP's residual only
+            raise ParameterError(f"{self.label(measure)} has no {kind!r} value")
+        return self.rests[(measure, kind)]
+
+    def _rest_frame(self, measure: ir_measures.Measure | str, columns: dict[str, tuple[np.ndarray, bool]],
+                    per_query: bool, what: str) -> pd.DataFrame:
+        """Per run (means) or per query (long) frame of ``column -> (values, is a score)``.
+
+        Scores are averaged as the measure aggregates; shares over the queries where they are defined.
+        """
+        m = self.measure(measure)
+        if per_query:
+            n_runs, n_queries = len(self.names), len(self.query_ids)
+            frame = pd.DataFrame({"run": np.repeat(np.asarray(self.names, dtype=object), n_queries),
+                                  "query_id": np.tile(self.query_ids.to_numpy(dtype=object), n_runs),
+                                  **{c: v.reshape(-1) for c, (v, _) in columns.items()}})
+        else:
+            frame = pd.DataFrame({c: aggregate(m, v) if is_score else _nanmean(v) for c, (v, is_score)
+                                  in columns.items()}, index=pd.Index(self.names, name="run"))
+        frame.attrs.update(measure=self.label(m), what=what, pool=self.attrs())
+        return frame
+
+    def unjudged(self, measure: ir_measures.Measure | str, per_query: bool = False) -> pd.DataFrame:
+        """The share of the documents ``measure`` reads that are unjudged (:mod:`~ir_rarity.engine.unjudged`).
+
+        Columns ``unjudged`` (per run: the mean over queries with a ranking), ``rare judged`` (rarity measures:
+        the judged share of the rare documents read, S_d <= 2; NaN otherwise), and for RBP ``residual``
+        (Moffat & Zobel, TOIS 2008). ``per_query``: one row per run and query (``run, query_id, ...``).
+        """
+        m = self.measure(measure)
+        columns = {"unjudged": (self._rest(m, "unjudged"), False), "rare judged": (self._rest(m, "rare judged"), False)}
+        if (m, "residual") in self.rests:
+            columns["residual"] = (self._rest(m, "residual"), True)
+        return self._rest_frame(m, columns, per_query, "share of the documents read that are unjudged")
+
+    def bounds(self, measure: ir_measures.Measure | str, per_query: bool = False) -> pd.DataFrame:
+        """The bounds over unjudged documents: ``low`` and ``high``, per run (means) or per query.
+
+        ``low``: unjudged documents non-relevant (the value itself); ``high``: the run's unjudged documents read
+        judged relevant at the lowest relevant grade (:func:`~ir_rarity.engine.unjudged.high_values`).
+        """
+        m = self.measure(measure)
+        return self._rest_frame(m, {"low": (self.values[m], True), "high": (self._rest(m, "high"), True)},
+                                per_query, "value with unjudged documents non-relevant (low) and relevant (high)")
+
+    def ties(self, measure: ir_measures.Measure | str, per_query: bool = False) -> pd.DataFrame:
+        """The value over the orders of tied documents, per run (means) or per query.
+
+        ``value`` (trec_eval's order), ``ties low`` and ``ties high`` (min and max over every order of tied
+        documents), ``ties expected`` (their mean, McSherry & Najork, ECIR 2008; :mod:`~ir_rarity.engine.ties`).
+        """
+        m = self.measure(measure)
+        return self._rest_frame(m, {"value": (self.values[m], True), "ties low": (self._rest(m, "ties low"), True),
+                                    "ties expected": (self._rest(m, "ties expected"), True),
+                                    "ties high": (self._rest(m, "ties high"), True)},
+                                per_query, "value over the orders of tied documents (trec_eval's order: value)")
 
     def _rendered(self, fmt: str) -> str:
         table = self.table()
@@ -197,3 +277,11 @@ class Evaluation:
     def __repr__(self) -> str:
         return (f"Evaluation({len(self.names)} runs x {len(self.query_ids)} queries, "
                 f"measures [{', '.join(self.label(m) for m in self.measures)}]; {self.describe()})")
+
+
+def _nanmean(values: np.ndarray) -> np.ndarray:
+    """Row means over the defined (non-NaN) entries; NaN for a row without one."""
+    defined = ~np.isnan(values)
+    counts = defined.sum(axis=1)
+    sums = np.where(defined, values, 0.0).sum(axis=1)
+    return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)

@@ -33,6 +33,7 @@ from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.members import report_members as _report_members
 from ir_rarity.engine.pages import without_hugepage_advice
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
+from ir_rarity.engine.rests import Rests
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.engine.rows import Rows
 from ir_rarity.engine.runs import Duplicates, rank_runs, ranked_as_scores, without_duplicates
@@ -65,6 +66,8 @@ def apply_rule(
     duplicates: Duplicates = "error",
     progress: bool | None = None,
     encoded_qrels: EncodedQrels | None = None,
+    unjudged: bool = False,
+    ties: bool = False,
 ) -> Evaluation:
     """Score runs against a campaign by the one rule of this module.
 
@@ -83,6 +86,9 @@ def apply_rule(
             :mod:`ir_rarity.progress`'s default, on a terminal only).
         encoded_qrels: ``qrels`` (a frame) already encoded against the campaign's vocabularies (by a caller that
             scores many runs against one campaign), or None to encode them here.
+        unjudged: Also gather, per measure the engine scores, the unjudged share and the bounds
+            (:mod:`~ir_rarity.engine.unjudged`), carried by the result.
+        ties: Also gather the range and expected value over tie orders (:mod:`~ir_rarity.engine.ties`).
 
     Returns:
         An :class:`Evaluation`, carrying the qrels as :class:`~ir_rarity.engine.judgments.Judgments` (with their
@@ -112,6 +118,7 @@ def apply_rule(
     members: dict[str, str] = {}
     asl = [m for m in engine if str(getattr(m, "NAME", "")) == "ASL"]
     longest: list[np.ndarray] = []
+    rests = Rests([*engine, *standard_in_engine], unjudged, ties, campaign.scores) if unjudged or ties else None
     if engine or standard_in_engine:
         if members_of is not None:  # a block of members at a time: what the kernels hold stays bounded
             blocks: Iterable[Rows] = (members_of.member_rows(encoded, block)
@@ -121,7 +128,7 @@ def apply_rule(
             rows, membership = rows_for_runs(campaign, runs, encoded, duplicates)
             blocks = [rows]
         values.update(_compute_blocks(engine, standard_in_engine, _longest_rankings(blocks, longest) if asl
-                                      else blocks))
+                                      else blocks, rests))
         if members_of is None and engine:
             members = _report_members(names, membership)
     if through_ir_measures:
@@ -135,7 +142,8 @@ def apply_rule(
     run_lengths = _warn_if_lengths_differ(names, longest, asl) if asl else {}
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
-                      qrels=qrels, judgments=judgments, run_lengths=run_lengths, labels=labels)
+                      qrels=qrels, judgments=judgments, run_lengths=run_lengths, labels=labels,
+                      rests=rests.values() if rests is not None else {})
 
 
 def _what_is_scored(campaign: Campaign, runs: Mapping[str, pd.DataFrame] | None, joint: bool,
@@ -168,15 +176,20 @@ kernels' temporaries bounded by one block (about 40 bytes a row for the bench's 
 blocks of half a million as fast; they take 10-15 MB off the peak of ``ir-rarity eval`` on a 6.3 M-row campaign."""
 
 
-def _compute_blocks(engine: Sequence[Any], standard_in_engine: Sequence[Any], blocks: Iterable[Rows]
-                    ) -> dict[Any, np.ndarray]:
-    """Each measure's runs x queries matrix, computed block of runs by block and stacked in run order."""
+def _compute_blocks(engine: Sequence[Any], standard_in_engine: Sequence[Any], blocks: Iterable[Rows],
+                    rests: Rests | None = None) -> dict[Any, np.ndarray]:
+    """Each measure's runs x queries matrix, computed block of runs by block and stacked in run order.
+
+    ``rests`` (if given) gathers what each block's scores rest on before the block is released.
+    """
     parts: dict[Any, list[np.ndarray]] = {m: [] for m in [*engine, *standard_in_engine]}
     for rows in blocks:
         for m in engine:
             parts[m].append(compute(m, rows))
         for m in standard_in_engine:
             parts[m].append(compute_standard(m, rows))
+        if rests is not None:
+            rests.add(rows)
         rows.release()
     return {m: p[0] if len(p) == 1 else np.vstack(p) for m, p in parts.items()}
 

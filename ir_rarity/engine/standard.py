@@ -32,6 +32,7 @@ from ir_rarity.engine import extensions, kernels
 from ir_rarity.engine.asl import relevant_positions
 from ir_rarity.engine.codes import block_starts, ranks_within_blocks
 from ir_rarity.engine.qrels import UNJUDGED, is_relevant
+from ir_rarity.engine.rbp import rank_biased_precision
 from ir_rarity.engine.rows import Rows, TieOrder
 from ir_rarity.errors import ParameterError
 
@@ -243,6 +244,7 @@ STANDARD_KERNELS: dict[str, Kernel] = {
     "Bpref": bpref,
     "Judged": judged,
     "NumRet": num_retrieved,
+    "RBP": rank_biased_precision,
 }
 """ir_measures measure name -> kernel, for the parameter combinations :func:`covers` accepts."""
 
@@ -256,7 +258,8 @@ def covers(measure: Measure) -> bool:
 
     Covered: P@k, R@k, AP and AP@k, nDCG and nDCG@k (``dcg='log2'``, ``gains`` an int -> int mapping), RR
     without a cutoff, Rprec, Bpref, Judged and Judged@k (in ir_measures' judged order), NumRet and NumRet(rel=r)
-    (``NumRelRet``), each with any integer ``rel`` and ``judged_only``. Everything else goes through ir_measures.
+    (``NumRelRet``), each with any integer ``rel`` and ``judged_only``; ``RBP(p=...)`` (and ``@k``) by
+    :mod:`~ir_rarity.engine.rbp`. Everything else goes through ir_measures.
     """
     name = getattr(measure, "NAME", None)
     if name not in STANDARD_KERNELS or getattr(measure, "__module__", "").startswith("ir_rarity"):
@@ -270,6 +273,8 @@ def covers(measure: Measure) -> bool:
         return False
     if "cutoff" in params and _param(measure, "cutoff") is not None and not (
             _is_int(measure["cutoff"]) and measure["cutoff"] > 0):
+        return False
+    if name == "RBP" and not 0.0 < float(_param(measure, "p") or 0.8) < 1.0:
         return False
     if name == "RR" and _param(measure, "cutoff") is not None:
         return False  # trec_eval has no recip_rank cutoff (ir_measures takes RR@k from another provider)

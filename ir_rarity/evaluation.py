@@ -53,6 +53,8 @@ def evaluate(
     progress: bool | None = None,
     stream: bool | None = None,
     memory_limit: int | str | None = None,
+    unjudged: bool = False,
+    ties: bool = False,
 ) -> Evaluation:
     r"""Score runs with rarity and standard measures, by the one evaluation rule.
 
@@ -101,6 +103,10 @@ def evaluate(
             independent of the number of runs); False never; None when they would not fit ``memory_limit``.
         memory_limit: A memory budget (bytes, or ``'4G'``): run files whose rows, estimated from their sizes,
             would not fit it held at once are read in two passes (when ``stream`` is None).
+        unjudged: Also gather what each score leaves to unjudged documents: ``Evaluation.unjudged(m)`` and
+            ``.bounds(m)`` (:mod:`ir_rarity.engine.unjudged`); run files are then read whole.
+        ties: Also gather the range and mean over orders of tied scores: ``Evaluation.ties(m)``
+            (:mod:`ir_rarity.engine.ties`); run files are then read whole.
 
     Returns:
         An :class:`~ir_rarity.Evaluation`: ``table()`` (one row per run), ``long()``, ``matrix(measure)`` (runs x
@@ -123,14 +129,15 @@ def evaluate(
     labels = measure_labels(expand_official(measures, qrels))  # each parsed measure under the string given
     measure_list = list(labels)
     team_map = read_teams(teams) if teams is not None else None
-    keep = required_depth(measure_list)  # a campaign read from files keeps only what the measures read
+    whole = unjudged or ties  # what a score rests on reads every document of a ranking
+    keep = None if whole else required_depth(measure_list)  # a campaign from files keeps what the measures read
     judgments = Judgments(qrels)
     if pool is None:
         if joint:
             raise ParameterError("joint=True needs a pool to join: without one, the runs are the campaign")
         # runs read from files keep only the rows the measures read (their judged rows with their ranks...)
-        retention = required_rows(measure_list, judgments) if path_specs(runs) is not None else None
-        if _two_passes(runs, measure_list, team_map, stream, memory_limit):
+        retention = required_rows(measure_list, judgments) if path_specs(runs) is not None and not whole else None
+        if not whole and _two_passes(runs, measure_list, team_map, stream, memory_limit):
             streamed = stream_campaign(runs, measure_list, retention, keep_depth=keep, duplicates=duplicates,
                                        split_by_tag=split_by_tag, scores=scores)
             return evaluate_campaign(streamed, judgments, labels, progress=progress)
@@ -139,11 +146,11 @@ def evaluate(
                                     scores=scores, retention=retention)
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
-        return evaluate_campaign(campaign, judgments, labels, progress=progress)
+        return evaluate_campaign(campaign, judgments, labels, progress=progress, unjudged=unjudged, ties=ties)
     campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
                                 split_by_tag=split_by_tag, progress=progress, scores=scores)
     return evaluate_campaign(campaign, judgments, labels, runs, joint=joint, duplicates=duplicates,
-                             split_by_tag=split_by_tag, progress=progress)
+                             split_by_tag=split_by_tag, progress=progress, unjudged=unjudged, ties=ties)
 
 
 def _two_passes(runs: RunsLike, measures: Sequence[ir_measures.Measure], teams: TeamsLike | None,
@@ -197,7 +204,7 @@ def check_measure_pools(campaign: Campaign, measures: Sequence[ir_measures.Measu
 def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures: MeasuresLike,
                       runs: RunsLike | None = None, *, joint: bool = False,
                       duplicates: Duplicates = "error", split_by_tag: bool | None = None,
-                      progress: bool | None = None) -> Evaluation:
+                      progress: bool | None = None, unjudged: bool = False, ties: bool = False) -> Evaluation:
     """Score runs against ``campaign`` by the one rule (:mod:`ir_rarity.engine.rule`).
 
     Args:
@@ -215,6 +222,8 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
         duplicates: For given runs: ``"error"`` (as trec_eval) or ``"first"``.
         split_by_tag: For run files: True splits every file into one run per tag; by default a file is one run.
         progress: Progress bars (reading, measures through ir_measures); None: on a terminal only.
+        unjudged: Also gather the unjudged shares and bounds (given runs are then read whole).
+        ties: Also gather the range and mean over tie orders (given runs are then read whole).
 
     Returns:
         The :class:`~ir_rarity.Evaluation`.
@@ -229,7 +238,9 @@ def evaluate_campaign(campaign: Campaign, qrels: QrelsLike | Judgments, measures
     check_measure_pools(campaign, measure_list)
     warn_large_alpha(measure_list, labels)
     judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
-    frames = None if runs is None else read_runs(runs, depth=required_depth(measure_list), duplicates=duplicates,
+    depth = None if unjudged or ties else required_depth(measure_list)
+    frames = None if runs is None else read_runs(runs, depth=depth, duplicates=duplicates,
                                                  split_by_tag=split_by_tag, progress=progress,
                                                  scores=campaign.scores)
-    return apply_rule(campaign, judgments, labels, frames, joint=joint, duplicates=duplicates, progress=progress)
+    return apply_rule(campaign, judgments, labels, frames, joint=joint, duplicates=duplicates, progress=progress,
+                      unjudged=unjudged, ties=ties)

@@ -317,12 +317,7 @@ def _per_query_rows(result: Evaluation, summary: bool) -> list[tuple[str, str, s
 
 def _write_frame(frame: pd.DataFrame, path: str) -> None:
     suffix = Path(path).suffix.lower()
-    if suffix == ".parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise InputError("writing parquet needs pyarrow: pip install 'ir_rarity[parquet]' (or write .csv)",
-                             path) from None
+    if suffix == ".parquet":  # pyarrow is a dependency
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
         write_atomic(path, buffer.getvalue())

@@ -38,7 +38,7 @@ def correct(pvalues: np.ndarray, method: str | None, alpha: float = 0.05) -> tup
         ``(rejected, corrected p-values)``.
 
     Raises:
-        ParameterError: ``alpha`` outside (0, 1), an unknown method, or statsmodels missing.
+        ParameterError: ``alpha`` outside (0, 1), or an unknown method.
 
     """
     if not 0.0 < alpha < 1.0:
@@ -53,10 +53,7 @@ def correct(pvalues: np.ndarray, method: str | None, alpha: float = 0.05) -> tup
         raise ParameterError(f"unknown correction {method!r}; choose from {', '.join(CORRECTIONS)}")
     corrected = np.full(len(pvalues), np.nan)
     if defined.any():
-        try:  # statsmodels is an optional dependency (the ``meta`` extra): imported when a correction is asked
-            from statsmodels.stats.multitest import multipletests
-        except ImportError:
-            raise ParameterError("corrections need statsmodels: pip install 'ir_rarity[meta]'") from None
+        from statsmodels.stats.multitest import multipletests  # a dependency: imported when a correction is asked
 
         rejected, adjusted, _, _ = multipletests(pvalues[defined], alpha=alpha, method=method)
         reject[defined], corrected[defined] = rejected, adjusted

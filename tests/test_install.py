@@ -53,21 +53,25 @@ def test_modules_imported_directly_are_dependencies() -> None:
     assert {"statsmodels", "pyarrow", "zstandard"} <= dependencies
 
 
-def _private_pyterrier_uses(tree: ast.AST) -> list[str]:
-    found = []
-    aliases = {"pyterrier"}
+def _private_imports(tree: ast.AST) -> tuple[list[str], set[str]]:
+    """Imports of private PyTerrier modules or names, and the names PyTerrier is bound to."""
+    found, aliases = [], {"pyterrier"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name == "pyterrier" or alias.name.startswith("pyterrier."):
-                    aliases.add(alias.asname or alias.name.split(".")[0])
-                    if any(part.startswith("_") for part in alias.name.split(".")):
-                        found.append(alias.name)
+                if alias.name.split(".")[0] == "pyterrier":
+                    aliases.add(alias.asname or "pyterrier")
+                    found += [alias.name] if any(p.startswith("_") for p in alias.name.split(".")) else []
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pyterrier":
             parts = (node.module or "").split(".") + [a.name for a in node.names]
-            if any(part.startswith("_") for part in parts):
-                found.append(f"from {node.module} import {', '.join(a.name for a in node.names)}")
-    for node in ast.walk(tree):  # pt._x, pt.model._y ...
+            found += [f"from {node.module} import ..."] if any(p.startswith("_") for p in parts) else []
+    return found, aliases
+
+
+def _private_pyterrier_uses(tree: ast.AST) -> list[str]:
+    """Every private PyTerrier name ``tree`` imports or reaches as an attribute (``pt._x``, ``pt.model._y``)."""
+    found, aliases = _private_imports(tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
             base = node.value
             while isinstance(base, ast.Attribute):

@@ -8,6 +8,7 @@ Sub-commands::
     ir-rarity meta QRELS RUNS... --out DIR
     ir-rarity demo
     ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...]  (see ir_rarity.cli.pooling)
+    ir-rarity complementarity QRELS RUNS... --out DIR [-m MEASURE...] [--teams SPEC]  (ir_rarity.cli.complementarity)
 
 Bad input (a missing file, a malformed line, an unknown measure) ends with one line
 ``ir-rarity: error: <message>`` on stderr and exit status 2. Notices (a run recognised as a campaign member)
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
+from ir_rarity.cli.complementarity import add_parser as add_complementarity_parser
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
 from ir_rarity.cli.trec_eval import (
     add_trec_eval_options,
@@ -532,6 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.judging)
     _add_absolute_paths_option(add_pooling_parser(sub))
+    add_complementarity_parser(sub)  # ir-rarity complementarity: similarity, fusion, contribution
     from ir_rarity.cli.report import add_report_command
 
     add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)

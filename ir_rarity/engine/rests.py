@@ -4,8 +4,7 @@
 ``unjudged=True`` or ``ties=True``) and keeps, per measure, ``(n_runs, n_queries)`` matrices of the values of
 :mod:`ir_rarity.engine.unjudged` (``"unjudged"``, ``"high"``, ``"rare judged"``, and ``"residual"`` for RBP) and
 :mod:`ir_rarity.engine.ties` (``"ties low"``, ``"ties high"``, ``"ties expected"``). A measure the engine does not
-score itself (one that goes through ir_measures) gets NaN. :func:`member_rests` gathers them for a campaign's
-members after the fact (what :class:`~ir_rarity.engine.result.Evaluation` does when asked lazily).
+score itself (one that goes through ir_measures) gets NaN.
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ir_rarity.engine.contract import MemberCampaign
-from ir_rarity.engine.qrels import EncodedQrels
 from ir_rarity.engine.rbp import rbp_residual
 from ir_rarity.engine.rows import Rows
 from ir_rarity.engine.ties import MONOTONE, expected_value, tie_range
 from ir_rarity.engine.unjudged import high_values, rare_judged_share, score, supports, unjudged_share
 
-__all__ = ["TIE_KINDS", "UNJUDGED_KINDS", "Rests", "member_rests"]
+__all__ = ["TIE_KINDS", "UNJUDGED_KINDS", "Rests"]
 
 UNJUDGED_KINDS = ("unjudged", "high", "rare judged", "residual")
 """The values ``unjudged=True`` adds per measure (``"residual"`` for RBP only)."""
@@ -64,13 +61,3 @@ class Rests:
         """``(measure, kind) -> (n_runs, n_queries)`` over every block added."""
         return {key: p[0] if len(p) == 1 else np.vstack(p) for key, p in self.parts.items()}
 
-
-def member_rests(campaign: MemberCampaign, encoded: EncodedQrels, measures: Sequence[Any], unjudged: bool,
-                 ties: bool, block_rows: int = 1 << 19) -> dict[tuple[Any, str], np.ndarray]:
-    """The :class:`Rests` values of a campaign's members, block by block of members."""
-    rests = Rests(measures, unjudged, ties, campaign.scores)
-    for block in campaign.member_blocks(block_rows):
-        rows = campaign.member_rows(encoded, block)
-        rests.add(rows)
-        rows.release()
-    return rests.values()

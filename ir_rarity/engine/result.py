@@ -16,9 +16,9 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from ir_rarity.engine.contract import CampaignInfo, MemberCampaign
+from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.means import aggregate
-from ir_rarity.engine.rests import TIE_KINDS, UNJUDGED_KINDS, member_rests
+from ir_rarity.engine.rests import UNJUDGED_KINDS
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
 from ir_rarity.tables import render
@@ -61,7 +61,8 @@ class Evaluation:
             are evaluated (ASL rewards shorter runs); ``attrs()["asl_lengths"]`` says whether they differ.
         rests: ``(measure, kind) -> (n_runs, n_queries)`` values of what each score rests on (kinds of
             :data:`~ir_rarity.engine.rests.UNJUDGED_KINDS` and :data:`~ir_rarity.engine.rests.TIE_KINDS`), gathered
-            by ``evaluate(..., unjudged=True, ties=True)`` or, for a campaign's members, when first asked for.
+            by ``evaluate(..., unjudged=True, ties=True)``, which reads whole runs for them (a campaign read for
+            its measures alone may hold a cut of each ranking, so they are not derived after the fact).
 
     """
 
@@ -188,22 +189,16 @@ class Evaluation:
 
     # ------------------------------------------------------------------ what a score rests on
     def _rest(self, measure: ir_measures.Measure, kind: str) -> np.ndarray:
-        """The ``(n_runs, n_queries)`` values of one kind for an evaluated measure, gathered now if they can be.
+        """The ``(n_runs, n_queries)`` values of one kind for an evaluated measure.
 
         Raises:
-            ParameterError: they were not gathered, and the runs are not a campaign's members kept with it.
+            ParameterError: they were not gathered (the evaluation was made without ``unjudged=`` / ``ties=``).
 
         """
         if (measure, kind) not in self.rests:
-            unjudged, ties = kind in UNJUDGED_KINDS, kind in TIE_KINDS
-            if (self.mode != "members" or not isinstance(self.campaign, MemberCampaign) or self.judgments is None):
-                flag = "unjudged=True" if unjudged else "ties=True"
-                raise ParameterError(f"{self.label(measure)}: {kind} values were not gathered; evaluate with {flag} "
-                                     f"(ir-rarity eval --{'unjudged' if unjudged else 'ties'})")
-            encoded = self.judgments.encoded_for(self.campaign)
-            self.rests.update(member_rests(self.campaign, encoded, self.measures, unjudged, ties))
-        if (measure, kind) not in self.rests:  # RBP's residual only
-            raise ParameterError(f"{self.label(measure)} has no {kind!r} value")
+            option = "unjudged" if kind in UNJUDGED_KINDS else "ties"
+            raise ParameterError(f"{self.label(measure)}: its {kind!r} values were not gathered; evaluate with "
+                                 f"{option}=True (ir-rarity eval --{option})")
         return self.rests[(measure, kind)]
 
     def _rest_frame(self, measure: ir_measures.Measure | str, columns: dict[str, tuple[np.ndarray, bool]],

@@ -288,7 +288,7 @@ def eval_memory_row(table: Table, row: str, folder: str, target: float, per_row:
     runs = os.path.join(folder, "runs-gz" if os.path.isdir(os.path.join(folder, "runs-gz")) else "runs")
     files = sorted(glob.glob(os.path.join(runs, "*")))
     cli = [sys.executable, "-m", "ir_rarity", "eval", os.path.join(folder, "qrels.txt"), runs,
-           "-m", *R5_MEASURES, "--quiet", "--no-provenance"]
+           "-m", *R5_MEASURES, "--quiet"]
     peak = peak_rss_mb(cli)
     rows = sum(Path(f).read_bytes().count(b"\n") for f in files[:3]) / 3 * len(files) if not files[0].endswith(
         ".gz") else sum(len(gzip.decompress(Path(f).read_bytes()).splitlines()) for f in files[:3]) / 3 * len(files)

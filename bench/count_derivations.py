@@ -142,8 +142,7 @@ def counting() -> Iterator[Counts]:
 
 def run_eval() -> Counts:
     """``ir-rarity eval`` on round 1 with the brief's measures."""
-    argv = ["eval", str(covid_round1.qrels), str(covid_round1.runs), "--split-by-tag", "-m", *EVAL_MEASURES,
-            "--no-provenance"]
+    argv = ["eval", str(covid_round1.qrels), str(covid_round1.runs), "--split-by-tag", "-m", *EVAL_MEASURES]
     with counting() as counts, contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         status = ir_rarity.cli.commands.main(argv)
     if status not in (0, None):

@@ -71,9 +71,9 @@ def main() -> None:
             values["ir_rarity.Experiment(pool=.npz)"] = ir_rarity.Experiment(
                 {name: pt_run}, topics, qrels, [MEASURE], pool=str(saved)).iloc[0][MEASURE]
             cli = subprocess.run([str(BIN / "ir-rarity"), "eval", str(qrels_file), str(path), "--pool", str(saved),
-                                  "-m", MEASURE, "--format", "jsonl", "--no-provenance"],
+                                  "-m", MEASURE, "--format", "jsonl"],
                                  capture_output=True, text=True, check=True)
-            values["ir-rarity eval --pool .npz"] = json.loads(cli.stdout)[MEASURE]
+            values["ir-rarity eval --pool .npz"] = json.loads(cli.stdout)["value"]  # as ir_measures -o jsonl
             named = MEASURE.replace(")", f",pool='{saved}')")
             stock = subprocess.run([str(BIN / "ir_measures"), str(qrels_file), str(path), named, "-o", "jsonl"],
                                    capture_output=True, text=True, check=True, env=dict(os.environ))

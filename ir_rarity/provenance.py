@@ -9,10 +9,9 @@ what S counts, depths, runs); and the time it was made (UTC, ISO 8601). Tables c
 their format by :mod:`ir_rarity.formats`, so no file name or command can add a row or become markup.
 
 :meth:`Provenance.ir_metadata` writes it in the ir_metadata format (Breuer, Keller & Schaer, "ir_metadata: An
-Extensible Metadata Schema for IR Experiments", SIGIR 2022; schema 0.1, the PRIMAD components ``platform``,
-``implementation``, ``data``, ``method``), which CLEF LongEval and TIREx ask of participants: YAML between the
-lines ``ir_metadata.start`` and ``ir_metadata.end``. ir_rarity's own facts (the evaluation's inputs and pool) go
-under ``evaluation``, a key of its own that readers of the schema ignore.
+Extensible Metadata Schema for IR Experiments", SIGIR 2022), which CLEF LongEval and TIREx ask of participants:
+:mod:`ir_rarity.metadata` builds the PRIMAD document and writes its forms (the ``# ir_metadata.start`` header of
+run-like files, plain YAML, TIREx's ``.ir-metadata`` JSON).
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from typing import Any
 from ir_rarity.errors import InputError
 from ir_rarity.formats import comment, fact_lines, json_for_script, json_text
 from ir_rarity.io.files import write_text
+from ir_rarity.metadata import document, header_text, yaml_text
 from ir_rarity.pool import expand_run_paths
 
 __all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs",
@@ -46,12 +46,17 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class InputFile:
-    """One input: its name as given, and for a file its size in bytes, SHA-256 (hex) and, when asked, resolved path."""
+    """One input: its name as given, and for a file its size in bytes, SHA-256 (hex) and, when asked, resolved path.
+
+    ``spec`` is the input as the user gave it (a folder, a glob) of which this file is one (not in :meth:`as_dict`:
+    the ir_metadata document records a folder once, by its manifest).
+    """
 
     name: str
     path: str | None = None
     size: int | None = None
     sha256: str | None = None
+    spec: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields that are known, as a plain dict."""
@@ -77,11 +82,11 @@ def file_record(spec: str | os.PathLike[str], *, absolute_paths: bool = False) -
     try:
         files = expand_run_paths(text)
     except InputError:
-        return [InputFile(name=text)]
+        return [InputFile(name=text, spec=text)]
     out = []
     for path in files:
         if not path.is_file():  # standard input, a pipe: nothing to hash
-            out.append(InputFile(name=os.fspath(path)))
+            out.append(InputFile(name=os.fspath(path), spec=text))
             continue
         digest = hashlib.sha256()
         with open(path, "rb") as f:
@@ -89,7 +94,7 @@ def file_record(spec: str | os.PathLike[str], *, absolute_paths: bool = False) -
                 digest.update(chunk)
         out.append(InputFile(name=text if files == [Path(text)] else os.fspath(path),
                              path=str(path.resolve()) if absolute_paths else None, size=path.stat().st_size,
-                             sha256=digest.hexdigest()))
+                             sha256=digest.hexdigest(), spec=text))
     return out
 
 
@@ -169,37 +174,18 @@ class Provenance:
         """
         return fact_lines(self.as_dict())
 
-    def ir_metadata(self, tag: str | None = None) -> str:
-        """The ir_metadata document (schema 0.1): YAML between ``ir_metadata.start`` and ``ir_metadata.end``.
+    def ir_metadata(self, tag: str | None = None, **facts: Any) -> str:
+        """The ir_metadata document in the header form of run-like files (:func:`ir_rarity.metadata.header_text`).
+
+        ``# ir_metadata.start``, the PRIMAD document's YAML with ``# `` before each line, ``# ir_metadata.end``: what
+        repro_eval's ``MetadataHandler.read_metadata`` reads.
 
         Args:
             tag: The run tag the metadata describes (optional).
+            **facts: :func:`ir_rarity.metadata.document`'s keywords (qrels, baseline, test, correction...).
 
         """
-        import yaml
-
-        document: dict[str, Any] = {"schema-version": "0.1", "run-version": "1.0"}
-        if tag:
-            document["tag"] = tag
-        document["platform"] = {
-            "hardware": {"cpu": {"architecture": platform.machine(), "number of cores": os.cpu_count()}},
-            "operating system": {"kernel": f"{platform.system()} {platform.release()}"},
-            "software": {"libraries": {"python": [f"{k}=={v}" for k, v in self.versions.items()
-                                                  if k != "python" and v != "not installed"]}},
-        }
-        document["implementation"] = {"executable": {"cmd": self.command},
-                                      "source": {"lang": [f"python {self.versions.get('python', '')}".strip()]}}
-        if self.inputs:  # the schema's list of mappings with a name and a source, with their size and hash
-            document["data"] = {"other": [{"name": i.name, "source": i.path or i.name,
-                                           **{k: v for k, v in i.as_dict().items() if k in ("size", "sha256")}}
-                                          for i in self.inputs]}
-        document["method"] = {"score ties": "trec_eval order: score descending, ties by docno descending"
-                                            + (" (scores compared as float64, trec_eval 10.0)"
-                                               if self.pool.get("scores") == "float64" else
-                                               " (scores compared as float32, pytrec_eval)")}
-        document["evaluation"] = {"pool": _plain(self.pool), "created": self.created, **_plain(self.extra)}
-        body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
-        return f"ir_metadata.start\n{body}ir_metadata.end\n"
+        return header_text(document(self, tag=tag, **facts))
 
 
 def stamp(text: str, fmt: str, provenance: Provenance) -> str:
@@ -221,8 +207,13 @@ def stamp(text: str, fmt: str, provenance: Provenance) -> str:
     return comment(fmt, provenance.as_dict()) + text
 
 
-def write_folder(folder: str | os.PathLike[str], provenance: Provenance) -> list[Path]:
-    """Write ``provenance.json`` and ``ir_metadata.yml`` (the ir_metadata document) into an output folder.
+def write_folder(folder: str | os.PathLike[str], provenance: Provenance, **facts: Any) -> list[Path]:
+    """Write ``provenance.json`` and ``ir_metadata.yml`` (the ir_metadata document, plain YAML) into an output folder.
+
+    Args:
+        folder: The output folder.
+        provenance: What produced it.
+        **facts: :func:`ir_rarity.metadata.document`'s keywords (``qrels=`` the qrels as given...).
 
     Returns:
         The two paths written (atomically).
@@ -230,7 +221,7 @@ def write_folder(folder: str | os.PathLike[str], provenance: Provenance) -> list
     """
     out = Path(folder)
     return [write_text(out / "provenance.json", provenance.json() + "\n"),
-            write_text(out / "ir_metadata.yml", provenance.ir_metadata())]
+            write_text(out / "ir_metadata.yml", yaml_text(document(provenance, **facts)))]
 
 
 def _plain(value: Any) -> Any:

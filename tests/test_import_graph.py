@@ -56,6 +56,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.pooling", "ir_rarity.pool.teams"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.provenance"): LAZY,
     ("ir_rarity.cli.commands", "ir_rarity.provenance"): LAZY_COMMAND,
+    ("ir_rarity.cli.metadata", "ir_rarity.metadata"): LAZY,
+    ("ir_rarity.cli.metadata", "ir_rarity.provenance"): LAZY,
     ("ir_rarity.cli.commands", "ir_rarity.engine.pages"): LAZY_COMMAND,
     ("ir_rarity.cli.pooling", "ir_rarity.campaign"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.checks"): LAZY,

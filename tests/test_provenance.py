@@ -49,12 +49,13 @@ def test_ir_metadata_has_the_primad_components(tmp_path: Path) -> None:
     run.write_text("1 Q0 d 1 1.0 r\n")
     text = collect("ir-rarity eval qrels run", [run], {"S": 1, "scores": "float64"}).ir_metadata(tag="r")
     lines = text.splitlines()
-    assert lines[0] == "ir_metadata.start" and lines[-1] == "ir_metadata.end"
-    document = yaml.safe_load("\n".join(lines[1:-1]))
+    assert lines[0] == "# ir_metadata.start" and lines[-1] == "# ir_metadata.end"
+    assert all(line.startswith("# ") for line in lines)  # the header form of run files: every line a comment
+    document = yaml.safe_load("\n".join(line[2:] for line in lines[1:-1]))
     assert document["schema-version"] == "0.1" and document["tag"] == "r"
-    assert {"platform", "implementation", "data", "method"} <= set(document)
+    assert {"platform", "implementation", "data", "method", "research goal", "actor"} <= set(document)
     assert document["implementation"]["executable"]["cmd"] == "ir-rarity eval qrels run"
-    assert document["data"]["other"][0]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
+    assert document["ir_rarity"]["inputs"][0]["sha256"] == hashlib.sha256(run.read_bytes()).hexdigest()
     assert "float64" in document["method"]["score ties"]
     assert any(lib.startswith("ir_rarity==") or lib.startswith("ir-rarity==")
                for lib in document["platform"]["software"]["libraries"]["python"])

@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.cli.complementarity import add_parser as add_complementarity_parser
+from ir_rarity.cli.metadata import METADATA_HELP, add_metadata_options, run_with_metadata, write_for
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
+from ir_rarity.cli.streams import COMMENTED_FILES, one_run_summary, per_query_table
 from ir_rarity.cli.trec_eval import (
     add_trec_eval_options,
     cut_runs,
@@ -59,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 NO_PROVENANCE_ENV = "IR_RARITY_NO_PROVENANCE"
-"""Set to 1 to leave provenance lines out of every table ``ir-rarity`` prints (as ``--no-provenance``)."""
+"""Set to 1 to leave provenance out of every table even with ``--provenance`` (the default leaves it out)."""
 
 PROG = "ir-rarity"
 DEMO_MEASURES = ["P@100", "P_rare(alpha=0.5)@100", "P_rare@100", "AP_rare"]
@@ -232,6 +234,9 @@ def _output_options(args: argparse.Namespace) -> None:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     _output_options(args)
+    if args.no_provenance:
+        print(f"{PROG}: note: --no-provenance is deprecated and does nothing: the table carries no provenance unless "
+              "--provenance (give --metadata FILE for the ir_metadata document)", file=sys.stderr)
     _check_depth(args.depth)
     if not args.pool and os.environ.get(POOL_ENV):  # the one way to name a pool, here too
         args.pool = [os.environ[POOL_ENV]]
@@ -253,18 +258,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         print(f"{PROG}: note: {trec_note(args)}", file=sys.stderr)
     from ir_rarity.cli.compare import eval_table, wants_table
 
-    wants_table(args)  # refuses options that need another one
+    plain = not wants_table(args)  # (refuses options that need another one)
     with _notices():
         result = _evaluation(args, measures)
         _check_draw_options(args, result)
         first = result.measures[0]
         order = list(ranked_table(result.table(), first, result.label(first)).index)
-        # one renderer for every table of eval: means, with comparisons, intervals or composition when asked
-        text = None if args.per_query else eval_table(args, result, order)
+        # one renderer for every table of eval: means, with comparisons, intervals or composition when asked; one
+        # run's plain means in tsv/jsonl as the ir_measures command prints them
+        text = None if args.per_query else ((plain and one_run_summary(result, args.format, args.places))
+                                            or eval_table(args, result, order))
     print(f"{PROG}: {result.describe()}", file=sys.stderr)
-    if text is None:
-        text = render(["run", "query_id", "measure", "value"], _per_query_rows(result, not args.no_summary),
-                      args.format, args.places, caption=f"Computed against the {result.describe()}.")
+    if text is None:  # -q: as ir_measures -q (no header row; the run first when several runs)
+        text = per_query_table(result, not args.no_summary, args.format, args.places,
+                               caption=f"Computed against the {result.describe()}.")
     _emit(_stamped(args, text, result), args.output)
     return 0
 
@@ -289,32 +296,31 @@ def _check_draw_options(args: argparse.Namespace, result: Evaluation) -> None:
 
 
 def _stamped(args: argparse.Namespace, text: str, result: Evaluation) -> str:
-    """``text`` with its provenance (unless ``--no-provenance``); ``--metadata FILE`` also gets the ir_metadata."""
+    """``text`` with its provenance where it belongs; ``--metadata FILE`` gets the ir_metadata document.
+
+    In-band (:func:`_wants_provenance`): with ``--provenance``, or in a file ``--output`` writes in a format whose
+    readers skip comments (markdown, html, latex). Standard output carries the table alone by default.
+    """
     if not (_wants_provenance(args) or args.metadata is not None):
         return text
     from ir_rarity.provenance import collect, stamp
 
     provenance = collect(args.argv, args.hashed, result.attrs(), measures=[result.label(m) for m in result.measures])
     if args.metadata is not None:  # "-": standard output (the table then goes to --output FILE)
-        _emit(provenance.ir_metadata(tag=result.names[0] if len(result.names) == 1 else None),
-              None if args.metadata == "-" else args.metadata)
+        write_for(args, provenance, tag=result.names[0] if len(result.names) == 1 else None,
+                  measures=[result.label(m) for m in result.measures])
     return stamp(text, args.format, provenance) if _wants_provenance(args) else text
 
 
 def _wants_provenance(args: argparse.Namespace) -> bool:
-    """Whether the table gets its provenance lines (not with ``--no-provenance`` or :data:`NO_PROVENANCE_ENV`)."""
-    return not (args.no_provenance or os.environ.get(NO_PROVENANCE_ENV, "") not in ("", "0"))
+    """Whether the table carries its provenance in-band (not with :data:`NO_PROVENANCE_ENV` set).
 
-
-def _per_query_rows(result: Evaluation, summary: bool) -> list[tuple[str, str, str, float]]:
-    """``(run, query_id, measure, value)`` per query, run after run; with ``summary``, each run's means as ``all``."""
-    long = result.long()
-    rows = [(r, q, m, float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
-    if summary:
-        table = result.table()
-        rows += [(str(run), "all", str(column), float(value)) for run, values in table.iterrows()
-                 for column, value in values.items()]
-    return rows
+    With ``--provenance``; else in a file ``--output`` writes in a format with comments its readers skip
+    (:data:`~ir_rarity.cli.streams.COMMENTED_FILES`).
+    """
+    if os.environ.get(NO_PROVENANCE_ENV, "") not in ("", "0"):
+        return False
+    return bool(args.provenance) or (args.output is not None and args.format in COMMENTED_FILES)
 
 
 def _write_frame(frame: pd.DataFrame, path: str) -> None:
@@ -360,6 +366,11 @@ def _cmd_pool(args: argparse.Namespace) -> int:
 
         _write_frame(judging_pool(pool, args.depth), args.judging_pool)
     print(f"{PROG}: {pool.info().describe()} ({pool!r})", file=sys.stderr)
+    if args.metadata is not None:  # the document with the pool's facts (S, depths, runs)
+        from ir_rarity.provenance import collect
+
+        args.provenance_record = collect(args.argv, [i for i in _inputs(args) if i is not None],
+                                         pool.info().as_dict(), depth=args.depth)
     return 0
 
 
@@ -386,9 +397,10 @@ def _cmd_meta(args: argparse.Namespace) -> int:
                           plots=not args.no_plots, overwrite=args.overwrite)
     from ir_rarity.provenance import collect, write_folder
 
-    write_folder(args.out, collect(args.argv, [i for i in _inputs(args) if i is not None], pool.info().as_dict(),
-                                   absolute_paths=args.absolute_paths, trials=args.trials, cutoff=args.cutoff,
-                                   seed=args.seed))
+    args.provenance_record = collect(args.argv, [i for i in _inputs(args) if i is not None], pool.info().as_dict(),
+                                     absolute_paths=args.absolute_paths, trials=args.trials, cutoff=args.cutoff,
+                                     seed=args.seed)  # --metadata FILE writes it too
+    write_folder(args.out, args.provenance_record, qrels=args.qrels)
     folder.record()
     if result is not None:
         print(result)
@@ -490,12 +502,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", "--no-summary", "--no_summary", "--nosummary", action="store_true",
                    help="with -q: per-query values only, no 'all' rows (as trec_eval -n/--nosummary)")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals printed (-1: all; jsonl: always all)")
+    p.add_argument("--provenance", action="store_true",
+                   help="put the provenance (versions, command, input hashes, pool) in-band, as the format's comment "
+                        "at the top of the table (default: standard output carries the table alone, as ir_measures; "
+                        "files --output writes as markdown, html or latex carry it as a comment their readers skip)")
     p.add_argument("--no-provenance", action="store_true",
-                   help="no provenance lines (versions, command, input hashes, pool) at the top of the output "
-                        f"(also {NO_PROVENANCE_ENV}=1)")
+                   help="deprecated, does nothing: the table carries no provenance unless --provenance")
     p.add_argument("--metadata", metavar="FILE",
-                   help="also write the provenance as an ir_metadata document (CLEF LongEval, TIREx) to FILE "
-                        "(-: standard output, with the table in --output FILE)")
+                   help=f"{METADATA_HELP}, with the table in --output FILE")
     _add_absolute_paths_option(p)
     p.add_argument("--output", metavar="FILE",
                    help="write here instead of stdout (-: stdout): a regular file is replaced atomically; a FIFO, a "
@@ -538,6 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ir_rarity.cli.report import add_report_command
 
     add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)
+    add_metadata_options(sub)  # --metadata FILE on every command (after every command is added)
     return parser
 
 
@@ -552,7 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _notices(), (progress_disabled() if getattr(args, "quiet", False) else nullcontext()):
             # every command's notices and warnings: one line each, and none after an error
-            return int(args.func(args))
+            return run_with_metadata(args)
     except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

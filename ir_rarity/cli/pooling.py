@@ -171,9 +171,10 @@ def run(args: argparse.Namespace) -> int:
                            overwrite=args.overwrite)
     from ir_rarity.provenance import collect, write_folder
 
-    write_folder(args.out, collect(getattr(args, "argv", None), [i for i in _inputs(args) if i is not None],
-                                   pool.info().as_dict(), absolute_paths=getattr(args, "absolute_paths", False),
-                                   strategies=list(args.strategies), budgets=list(budgets), seed=args.seed))
+    args.provenance_record = collect(getattr(args, "argv", None), [i for i in _inputs(args) if i is not None],
+                                     pool.info().as_dict(), absolute_paths=getattr(args, "absolute_paths", False),
+                                     strategies=list(args.strategies), budgets=list(budgets), seed=args.seed)
+    write_folder(args.out, args.provenance_record, qrels=args.qrels)  # (--metadata FILE writes it too)
     folder.record()
     print(render_frame(found_table(sim), "markdown", 0, caption=f"Relevant documents found ({sim.describe()})"))
     print(f"ir-rarity: pooling: report in {summary}", file=sys.stderr)

@@ -84,7 +84,8 @@ def test_per_query_long_output(hand_files):
     result = run_cli("eval", hand_files["qrels"], *(hand_files[n] for n in "ABC"), "-m", "P_rare@2", "P@2", "-q",
                      "-p", "-1")
     assert result.returncode == 0, result.stderr
-    got = pd.read_csv(io.StringIO(result.stdout), sep="\t", dtype={"query_id": str})  # a header, as ir_measures
+    got = pd.read_csv(io.StringIO(result.stdout), sep="\t", header=None,  # no header row, as ir_measures -q
+                      names=["run", "query_id", "measure", "value"], dtype={"query_id": str})
     pool = Pool.from_runs([hand_files[n] for n in "ABC"])
     want = pool.evaluate(hand_files["qrels"], ["P_rare@2", "P@2"], by_query=True)
     key = ["run", "query_id", "measure"]
@@ -100,10 +101,10 @@ def test_per_query_long_output(hand_files):
 def test_pool_only_runs_are_counted_not_scored(hand_files, expected, capsys):
     assert main(["eval", str(hand_files["qrels"]), str(hand_files["A"]), "--pool", str(hand_files["B"]),
                  str(hand_files["C"]), "-m", *MEASURES, "--format", "jsonl"]) == 0
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["run"] for r in rows] == ["A"]
-    for m in MEASURES:
-        assert rows[0][m] == pytest.approx(expected.loc["A", m], abs=1e-12)
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one run: as ir_measures prints
+    assert [r["measure"] for r in rows] == list(MEASURES)
+    for row in rows:
+        assert row["value"] == pytest.approx(expected.loc["A", row["measure"]], abs=1e-12)
 
 
 def test_depth_and_teams(hand_files, tmp_path, capsys):
@@ -223,18 +224,18 @@ def test_stock_ir_measures_command(hand_files):
 
 def test_flags_mean_what_they_mean_in_ir_measures(hand_files: dict, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """-o picks the format, -q prints per-query rows under a header and then 'all' rows, -n drops those."""
+    """-o picks the format, -q prints per-query rows (no header) and then 'all' rows, -n drops those."""
     args = ["eval", str(hand_files["qrels"]), str(hand_files["A"]), "-m", "P@2", "P@1"]
     assert main([*args, "-o", "jsonl"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert rows and all("P@2" in row for row in rows)
+    assert [row["measure"] for row in rows] == ["P@2", "P@1"] and all(set(row) == {"measure", "value"} for row in rows)
     assert main([*args, "-q"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split("\t") == ["run", "query_id", "measure", "value"]
-    summary = [line.split("\t") for line in lines[1:] if line.split("\t")[1] == "all"]
-    assert [row[2] for row in summary] == ["P@2", "P@1"]
+    lines = capsys.readouterr().out.splitlines()  # one run: query_id, measure, value (as ir_measures -q)
+    assert all(len(line.split("\t")) == 3 for line in lines) and "query_id" not in lines[0]
+    summary = [line.split("\t") for line in lines if line.split("\t")[0] == "all"]
+    assert [row[1] for row in summary] == ["P@2", "P@1"]
     assert main([*args, "-q", "-n"]) == 0
-    assert all(line.split("\t")[1] != "all" for line in capsys.readouterr().out.splitlines())
+    assert all(line.split("\t")[0] != "all" for line in capsys.readouterr().out.splitlines())
     old = tmp_path / "jsonl-file"
     assert main([*args, "-o", str(old)]) == 2  # -o takes a format only: a file is --output FILE
     assert not old.exists() and "write to a file with --output FILE" in capsys.readouterr().err

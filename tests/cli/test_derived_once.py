@@ -21,7 +21,7 @@ MEASURES = ["P@10", "P_rare(alpha=0.5)@100", "AP_rare", "ASL@g1-10"]
 def test_eval_parses_each_measure_once_and_encodes_the_qrels_once(capsys: pytest.CaptureFixture[str]) -> None:
     with counting() as derived:
         status = main(["eval", str(covid_round1.qrels), str(covid_round1.runs), "--split-by-tag", "-m", *MEASURES,
-                       "--no-provenance", "-o", "csv"])
+                       "-o", "csv"])
     out = capsys.readouterr().out
     assert status == 0
     assert dict(derived.parses) == {m: 1 for m in MEASURES}

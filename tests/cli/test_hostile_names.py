@@ -36,7 +36,7 @@ def _with_provenance(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _eval(files: dict[str, Path], capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[list[str], str]:
-    args = ["eval", str(files["qrels"]), str(files["A"]), str(files["B"]), "-m", "P@2", *extra]
+    args = ["eval", str(files["qrels"]), str(files["A"]), str(files["B"]), "-m", "P@2", "--provenance", *extra]
     assert main(args) == 0
     return args, capsys.readouterr().out
 
@@ -126,12 +126,13 @@ def test_provenance_lists_the_files_read_by_their_names(tmp_path: Path, capsys: 
     (runs / ".env").write_text("SECRET=1\n")  # hidden: the reader skips it, so the provenance does too
     (runs / "sub").mkdir()  # a folder: not a run
     monkeypatch.chdir(tmp_path)
-    assert main(["eval", "in/" + files["qrels"].name, "in/runs", "-m", "P@2", "-o", "jsonl"]) == 0
+    assert main(["eval", "in/" + files["qrels"].name, "in/runs", "-m", "P@2", "-o", "jsonl", "--provenance"]) == 0
     facts = json.loads(capsys.readouterr().out.split("\n")[0])["provenance"]
     assert [i["name"] for i in facts["inputs"]] == ["in/" + files["qrels"].name, "in/runs/a", "in/runs/b"]
     assert all("path" not in i for i in facts["inputs"])
     assert str(tmp_path) not in json.dumps(facts)  # no absolute path anywhere unless asked
-    assert main(["eval", "in/" + files["qrels"].name, "in/runs", "-m", "P@2", "-o", "jsonl", "--absolute-paths"]) == 0
+    assert main(["eval", "in/" + files["qrels"].name, "in/runs", "-m", "P@2", "-o", "jsonl", "--absolute-paths",
+                 "--provenance"]) == 0
     facts = json.loads(capsys.readouterr().out.split("\n")[0])["provenance"]
     assert [i["path"] for i in facts["inputs"]] == [str(files["qrels"].resolve()), str((runs / "a").resolve()),
                                                    str((runs / "b").resolve())]

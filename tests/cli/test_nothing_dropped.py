@@ -39,7 +39,12 @@ def _one_error_line(err: str) -> str:
 
 
 def _jsonl(out: str) -> list[dict]:
-    return [json.loads(line) for line in out.splitlines()]
+    """The jsonl rows; one run's means, which eval prints as ir_measures does ({"measure", "value"} a line), as
+    one row {measure: value}."""
+    rows = [json.loads(line) for line in out.splitlines()]
+    if rows and all(set(row) == {"measure", "value"} for row in rows):
+        return [{row["measure"]: row["value"] for row in rows}]
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- -m accumulates
@@ -90,7 +95,7 @@ def test_dash_is_standard_output(hand_files: dict[str, Path], tmp_path: Path, mo
     table = tmp_path / "table.jsonl"
     assert main([*args, "--metadata", "-", "--output", str(table)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("ir_metadata.start\n") and out.rstrip().endswith("ir_metadata.end")
+    assert out.startswith("# ir_metadata.start\n") and out.rstrip().endswith("# ir_metadata.end")
     assert table.read_text() == plain
     assert main([*args, "--metadata", "-"]) == 2  # the table and the metadata on one stream: refused
     assert "--metadata - and the table both go to standard output" in _one_error_line(capsys.readouterr().err)
@@ -249,7 +254,7 @@ def test_measure_columns_drop_whitespace(hand_files: dict[str, Path], capsys: py
     assert result.table().loc["A", "P@2"] == pytest.approx(P2_A, abs=1e-12)
     assert result.measure("P_rare (alpha=0.5)@2") == result.measures[0]
     assert main(["eval", str(hand_files["qrels"]), str(hand_files["A"]), "-m", "P @2", "-o", "jsonl"]) == 0
-    assert _jsonl(capsys.readouterr().out)[0] == {"run": "A", "P@2": pytest.approx(P2_A, abs=1e-12)}
+    assert _jsonl(capsys.readouterr().out)[0] == {"P@2": pytest.approx(P2_A, abs=1e-12)}
 
 
 @pytest.mark.parametrize(("text", "value"), [("P_rare(alpha=inf)@10", "inf"), ("P_rare(alpha=-1)@10", "-1.0"),

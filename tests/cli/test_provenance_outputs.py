@@ -1,4 +1,5 @@
-"""Every output says what produced it and what it was computed from: one test per format, the folders, --metadata."""
+"""Every output says what produced it and what it was computed from: one test per format (in-band with
+--provenance), the folders, --metadata."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _eval(hand_files: dict, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
-    args = ["eval", str(hand_files["qrels"]), str(hand_files["A"]), str(hand_files["B"]), "-m", "P_rare@2", "P@2"]
+def _eval(hand_files: dict, capsys: pytest.CaptureFixture[str], *extra: str, provenance: bool = True) -> str:
+    args = ["eval", str(hand_files["qrels"]), str(hand_files["A"]), str(hand_files["B"]), "-m", "P_rare@2", "P@2",
+            *(["--provenance"] if provenance else [])]
     assert main([*args, *extra]) == 0
     return capsys.readouterr().out
 
@@ -84,15 +86,17 @@ def test_latex_leads_with_percent_lines(hand_files: dict, capsys: pytest.Capture
     assert r"\begin{tabular}" in out
 
 
-def test_no_provenance_and_metadata(hand_files: dict, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    meta = tmp_path / "run.ir_metadata.yml"
-    out = _eval(hand_files, capsys, "--no-provenance", "--metadata", str(meta))
-    assert out.startswith("run\t")
+def test_no_provenance_by_default_and_metadata(hand_files: dict, capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path) -> None:
+    meta = tmp_path / "run.ir_metadata"
+    out = _eval(hand_files, capsys, "--metadata", str(meta), provenance=False)
+    assert out.startswith("run\t") and "#" not in out  # the table alone on standard output
     lines = meta.read_text().splitlines()
-    assert lines[0] == "ir_metadata.start" and lines[-1] == "ir_metadata.end"
-    document = yaml.safe_load("\n".join(lines[1:-1]))
-    assert {"platform", "implementation", "data", "method"} <= set(document)
-    assert {o["sha256"] for o in document["data"]["other"]} >= {_sha(hand_files["qrels"]), _sha(hand_files["A"])}
+    assert lines[0] == "# ir_metadata.start" and lines[-1] == "# ir_metadata.end"
+    document = yaml.safe_load("\n".join(line[2:] for line in lines[1:-1]))
+    assert {"platform", "implementation", "data", "method", "research goal", "actor"} <= set(document)
+    assert document["data"]["test collection"]["qrels sha256"] == _sha(hand_files["qrels"])
+    assert {o["sha256"] for o in document["ir_rarity"]["inputs"]} == {_sha(hand_files["A"]), _sha(hand_files["B"])}
 
 
 def test_meta_and_pooling_folders(hand_files: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,4 +111,6 @@ def test_meta_and_pooling_folders(hand_files: dict, tmp_path: Path, capsys: pyte
         assert facts["command"].split()[1] == folder
         assert facts["pool"]["S"] == 3
         assert {i["name"]: i["sha256"] for i in facts["inputs"]}[runs[0]] == _sha(hand_files["A"])
-        assert (tmp_path / folder / "ir_metadata.yml").read_text().startswith("ir_metadata.start\n")
+        document = yaml.safe_load((tmp_path / folder / "ir_metadata.yml").read_text())  # plain YAML
+        assert document["data"]["test collection"]["qrels sha256"] == _sha(hand_files["qrels"])
+        assert document["ir_rarity"]["pool"]["S"] == 3

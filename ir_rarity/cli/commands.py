@@ -203,8 +203,7 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
                             split_by_tag=None if cut else args.split_by_tag,
                             scores="float64" if args.trec_eval_10 and not (cut and not args.pool) else None,
                             stream=True if getattr(args, "stream", False) and not cut else None,
-                            memory_limit=getattr(args, "memory", None),
-                            unjudged=getattr(args, "unjudged", False), ties=getattr(args, "ties", False))
+                            memory_limit=getattr(args, "memory", None))
         except DegeneratePoolWarning:
             raise _UsageError(f"{', '.join(pooled)} {'needs' if len(pooled) == 1 else 'need'} a campaign: one run "
                               "was given and no --pool (S = 1, so every rarity weight is 0); give the campaign's "

@@ -38,13 +38,6 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ci", type=float, metavar="LEVEL", help="confidence intervals of each mean, e.g. 0.95")
     g.add_argument("--interval", choices=INTERVALS, default="bootstrap",
                    help="interval over queries: bootstrap (percentile, default) or t")
-    g.add_argument("--unjudged", action="store_true",
-                   help="beside each measure: the share of the documents it reads that are unjudged, and its bounds "
-                        "(low: unjudged non-relevant, the value; high: relevant at the lowest relevant grade); "
-                        "reads whole runs")
-    g.add_argument("--ties", action="store_true",
-                   help="beside each measure: its min and max over every order of documents with equal scores "
-                        "(trec_eval's order stays the value); reads whole runs")
     g.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples of the queries (10000)")
     g.add_argument("--composition", action="store_true",
                    help="rank and score ranges of rarity/novelty measures when other teams (runs) are left out "
@@ -72,7 +65,7 @@ def wants_table(args: argparse.Namespace) -> bool:
         raise ParameterError("--test, --correction and --diff-interval need --baseline RUN or --all-pairs")
     if args.plot and not args.composition:
         raise ParameterError("--plot needs --composition")
-    wanted = compared or args.ci is not None or args.composition or args.unjudged or args.ties
+    wanted = compared or args.ci is not None or args.composition
     if wanted and args.per_query:
         raise ParameterError("-q prints per-query values; drop it to compare runs, give intervals or composition")
     if args.composition and args.pool:
@@ -106,6 +99,6 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     table = campaign_table(evaluation, baselines=args.baseline, all_pairs=args.all_pairs, test=args.test,
                            correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
                            interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,
-                           order=order, diff_interval=args.diff_interval, unjudged=args.unjudged, ties=args.ties)
+                           order=order, diff_interval=args.diff_interval)
     return table.render(args.format, args.places)
 

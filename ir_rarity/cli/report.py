@@ -54,6 +54,9 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--trials", type=int, default=200, help="stability trials (200)")
     p.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
     p.add_argument("--no-pooling", action="store_true", help="leave out the pooling simulation")
+    p.add_argument("--complementarity", action="store_true",
+                   help="add what each team adds to the campaign's fusion (contribution, Shapley value) against its "
+                        "rarity score (see ir-rarity complementarity)")
     p.add_argument("--budgets", metavar="B", nargs="+", type=int, help="judgments per query (default 10 20 50)")
     p.add_argument("--title", default="ir_rarity campaign report", help="the page title")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -89,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
                    split_by_tag=args.split_by_tag or None, duplicates=args.duplicates, ci=args.ci,
                    resamples=args.resamples, composition_resamples=args.composition_resamples, trials=args.trials,
                    seed=args.seed, pooling=not args.no_pooling, budgets=args.budgets, title=args.title,
+                   complementarity=args.complementarity,
                    command=_command(args),
                    progress=False if args.quiet else None)
     print(f"{PROG}: report: wrote {args.out} ({built.size / 1e6:.1f} MB) in {built.seconds:.1f} s; "

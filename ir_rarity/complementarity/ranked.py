@@ -36,6 +36,8 @@ class RankedCampaign:
             (trec_eval's tie order), so the first of two tied keys of a query is the one trec_eval ranks first.
         key_query: Query position of each key.
         key_doc: Docno of each key.
+        depth: The depth every run is held to (a pool read for some measures keeps every row only that deep);
+            None: whole runs.
 
     """
 
@@ -51,6 +53,7 @@ class RankedCampaign:
     key: np.ndarray
     key_query: np.ndarray
     key_doc: np.ndarray
+    depth: int | None = None
 
     @property
     def n_keys(self) -> int:
@@ -61,8 +64,11 @@ class RankedCampaign:
 def ranked_campaign(pool: Pool, queries: list[str] | None = None) -> RankedCampaign:
     """The pool's runs as whole arrays, restricted to ``queries`` (default: every query a run retrieved for).
 
+    A pool read for some measures only (``retention``: every row to a depth, judged rows below it) gives its runs
+    to the depth it keeps every row; ``depth`` says which.
+
     Raises:
-        ParameterError: no run retrieved anything for the queries.
+        ParameterError: no run retrieved anything for the queries, or a pool that keeps no whole ranking.
 
     """
     names = pool.names
@@ -72,8 +78,14 @@ def ranked_campaign(pool: Pool, queries: list[str] | None = None) -> RankedCampa
     run = np.repeat(np.arange(len(names), dtype=np.int64), lengths)
     query_text = long["query_id"].astype(str).to_numpy(object)
     doc_text = long["doc_id"].astype(str).to_numpy(object)
+    held = pool.encoded.kept_depth if pool.encoded.returned is not None else None
+    if pool.encoded.returned is not None and held is None:
+        raise ParameterError("this pool keeps only the rows its measures read, no whole ranking; build it from "
+                             "whole runs (Pool.from_runs without retention)")
+    keep = np.ones(len(run), dtype=bool) if held is None else long["rank"].to_numpy(np.int64) <= held
     if queries is not None:
-        keep = np.isin(query_text, np.asarray(sorted(set(queries)), dtype=object))
+        keep &= np.isin(query_text, np.asarray(sorted(set(queries)), dtype=object))
+    if not keep.all():
         run, query_text, doc_text = run[keep], query_text[keep], doc_text[keep]
         long = long[keep]
     if len(run) == 0:
@@ -95,4 +107,4 @@ def ranked_campaign(pool: Pool, queries: list[str] | None = None) -> RankedCampa
         team_of_run=np.asarray(team_codes, dtype=np.int64), query_ids=tuple(str(q) for q in query_ids),
         run=run, query=query.astype(np.int64), rank=long["rank"].to_numpy(np.int64),
         score=long["score"].to_numpy(np.float64), key=key.astype(np.int64), key_query=key_query.astype(np.int64),
-        key_doc=key_doc)
+        key_doc=key_doc, depth=held)

@@ -80,8 +80,9 @@ class Complementarity:
     def describe(self) -> str:
         """One paragraph: what the values were computed against."""
         s = self.settings
-        return (f"Campaign of {s['n_runs']} runs, S = {s['S']} ({s['systems']}), {s['n_queries']} queries of the "
-                f"qrels. Similarity: top {s['k']} per query, RBO_ext p = {s['p']}; clusters: average linkage on "
+        held = f" (rankings as the campaign holds them, to depth {s['held_depth']} at most)"
+        return (f"Campaign of {s['n_runs']} runs{held}, S = {s['S']} ({s['systems']}), {s['n_queries']} queries of "
+                f"the qrels. Similarity: top {s['k']} per query, RBO_ext p = {s['p']}; clusters: average linkage on "
                 f"1 - {s['basis']}, cut at {s['cut']}. Fusion of every run (RRF k = {s['rrf_k']}, CombSUM and "
                 f"CombMNZ on per-query min-max scores), fused runs cut at {s['depth']} documents and scored by "
                 f"ir_rarity.evaluate against the campaign (rarity: S_d of the campaign's runs, a fused run joining "
@@ -246,7 +247,7 @@ def complementarity(
                 "k": k, "p": p, "basis": basis, "cut": cut, "rrf_k": rrf_k, "depth": depth,
                 "shapley_method": shapley_method, "shapley_measure": game_measure, "samples": samples,
                 "seed": seed, "team_score": team_score, "pool_depth": pool_depth, "rel": rel,
-                "measures": labels, "rarity": rarity_labels,
+                "measures": labels, "rarity": rarity_labels, "held_depth": int(ranked.rank.max()),
                 "fused_runs_evaluated": sum(g.evaluated for g in games.values())}
     return Complementarity(similarity=similarity, team_pairs=team_similarity(similarity), clusters=clusters,
                            fusion=fusion, contribution=contribution, shapley=values, teams=table,

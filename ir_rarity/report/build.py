@@ -123,6 +123,7 @@ def report(
     trials: int = 200,
     seed: int = 0,
     pooling: bool = True,
+    complementarity: bool = False,
     strategies: Sequence[str] | None = None,
     budgets: Sequence[int] | None = None,
     title: str = "ir_rarity campaign report",
@@ -159,6 +160,8 @@ def report(
         trials: Stability trials.
         seed: Seed of every random draw.
         pooling: Simulate judging strategies (``strategies`` at ``budgets`` judgments per query).
+        complementarity: Add the teams' fusion, contribution and Shapley values against their rarity
+            (:func:`ir_rarity.complementarity.complementarity`; off by default, it evaluates many fused runs).
         strategies: Pooling strategies (default depth, rbp(p=0.8), mtf, rarity(beta=0.5,p=0.8)).
         budgets: Judgments per query (default 10, 20, 50).
         title: The page title.
@@ -191,6 +194,7 @@ def report(
     settings = Settings(baselines=list(baselines) if baselines else None, correction=correction, groups=groups,
                         ci=ci, resamples=resamples,
                         composition_resamples=composition_resamples, trials=trials, seed=seed, pooling=pooling,
+                        complementarity=complementarity,
                         strategies=tuple(strategies) if strategies else defaults.strategies,
                         budgets=tuple(budgets) if budgets else defaults.budgets)
     team_map = read_teams(teams) if teams is not None else None
@@ -199,8 +203,7 @@ def report(
     if not given:
         data.timings = {"evaluate": evaluated, **data.timings}
     provenance = collect(command if command is not None else "ir_rarity.report(...)",
-                         list(dict.fromkeys(_inputs(runs, qrels, teams) + _inputs([], None, leaderboard))),
-                         evaluation.attrs(),
+                         _inputs(runs, qrels, teams), evaluation.attrs(),
                          measures=data.labels, baselines=data.baselines,
                          correction=data.leaderboard.settings["correction"] if data.leaderboard else None,
                          ci=ci, resamples=resamples,

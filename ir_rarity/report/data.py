@@ -58,6 +58,8 @@ class Settings:
         budgets: Judgments per query of the pooling simulation.
         movers: Runs listed as those rarity moves most.
         rare: A relevant document retrieved by at most this many systems counts as rarely retrieved.
+        complementarity: Fusion of the teams and each team's contribution against its rarity (slow: off by default).
+        complementarity_samples: Orders sampled for the teams' Shapley values.
 
     """
 
@@ -75,6 +77,8 @@ class Settings:
     budgets: tuple[int, ...] = (10, 20, 50)
     movers: int = 10
     rare: int = 2
+    complementarity: bool = False
+    complementarity_samples: int = 50
 
 
 @dataclass
@@ -105,6 +109,8 @@ class ReportData:
         pooling: Relevant documents found per strategy and budget (long, wide) and reusability.
         tau_alpha: Tau between rankings by each rarity measure and its base measure per alpha.
         meta: Discriminative power and stability per measure.
+        complementarity: Fusion, contribution and rarity of the teams
+            (:func:`ir_rarity.complementarity.complementarity`).
         notes: Section -> why something was left out.
         timings: Step -> seconds.
 
@@ -134,6 +140,7 @@ class ReportData:
     pooling: dict[str, pd.DataFrame] = field(default_factory=dict)
     tau_alpha: pd.DataFrame | None = None
     meta: pd.DataFrame | None = None
+    complementarity: Any = None
     notes: dict[str, list[str]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     _judgments: Judgments | None = field(default=None, init=False, repr=False, compare=False)

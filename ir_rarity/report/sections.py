@@ -29,8 +29,7 @@ from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
-from ir_rarity.report import charts, gain, groups, judged, topics
-from ir_rarity.report.facts import compact_lines
+from ir_rarity.report import charts, complementarity, gain, groups, judged, topics
 from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string, scale_places
 from ir_rarity.report.pairs import base_name, pair_title
 from ir_rarity.stats.scores import in_natural_order, natural_order
@@ -221,7 +220,7 @@ def _meta(data: ReportData, _: Provenance) -> dict[str, Any]:
 
 
 def _provenance(_: ReportData, provenance: Provenance) -> dict[str, Any]:
-    return {"lines": compact_lines(provenance), "payload": json_for_script(provenance.as_dict(), indent=2)}
+    return {"lines": provenance.lines(), "payload": json_for_script(provenance.as_dict(), indent=2)}
 
 
 # ---------------------------------------------------------------------------------------------- section markup
@@ -473,6 +472,11 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "How many relevant documents only one team (or one run) retrieved within the S_d depth, and per query "
             "how many relevant documents no system, one system or only a few systems retrieved.",
             _unique, _UNIQUE, gather=_gather_unique),
+    Section("complementarity", "What each team adds",
+            "The campaign's runs fused (RRF, CombSUM, CombMNZ) and scored against the campaign; each team's "
+            "contribution (with its runs minus without them) and Shapley value, beside its rarity score and the "
+            "relevant documents only it found, with their rank correlations.",
+            complementarity.render, complementarity.TEMPLATE, gather=complementarity.gather),
     Section("per-query", "Per query",
             "Each run's per-query difference from the baseline, or without one from the query's median over the "
             "runs: blue cells are queries where the run does better, red worse; runs are sorted by their mean "
@@ -503,9 +507,8 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "how many run pairs each measure tells apart (discriminative power) and how stably (topic subsets).",
             _meta, _META, gather=_gather_meta),
     Section("provenance", "Provenance",
-            "What produced this page and from which inputs (versions, command, each input's size and SHA-256, a "
-            "folder of runs once with its manifest hash, the pool); every fact, each input file included, is "
-            "embedded as JSON in the element #provenance-json.",
+            "What produced this page and from which inputs (versions, command, each input's size and SHA-256, the "
+            "pool); the same facts are embedded as JSON in the element #provenance-json.",
             _provenance, _PROVENANCE),
 ]}
 """Section key -> :class:`Section`, in page order."""

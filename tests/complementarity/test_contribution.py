@@ -77,7 +77,8 @@ def plain_p2(teams: tuple[int, ...]) -> float:
     for t in teams:
         for rank, doc in enumerate(RUNS["ABC"[t]], start=1):
             fused[doc] = fused.get(doc, 0.0) + 1.0 / (60 + rank)
-    run = pd.DataFrame({"query_id": "q1", "doc_id": list(fused), "score": np.asarray(list(fused.values()), dtype=np.float32)})
+    scores = np.asarray(list(fused.values()), dtype=np.float32)
+    run = pd.DataFrame({"query_id": "q1", "doc_id": list(fused), "score": scores})
     return float(ir_measures.calc_aggregate([ir_measures.parse_measure("P@2")], QRELS, run)[
         ir_measures.parse_measure("P@2")])
 

@@ -36,9 +36,10 @@ import pandas as pd
 from ir_rarity.engine.codes import KEY_SHIFT, ScorePrecision, pair_keys, sorted_lookup
 from ir_rarity.engine.compute import is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import CampaignInfo
+from ir_rarity.engine.pages import release_freed_memory
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.rows import Rows
-from ir_rarity.engine.runs import Duplicates, RankedRuns
+from ir_rarity.engine.runs import Duplicates, RankedRuns, string_hashes
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.pool.build.retention import Retention
@@ -52,8 +53,10 @@ BYTES_PER_ROW = 56
 """Bytes an in-memory campaign holds per row it reads (44-56 measured at 500 and 1,000 synthetic runs, whole-ranking
 measures): with :func:`estimate_rows`, what :func:`should_stream` compares with a memory budget."""
 
-_BLOCK_ROWS = 1 << 20
-"""Rows (estimated from file sizes) of the runs one block of either pass reads: about a million, 20 runs of 50,000."""
+_BLOCK_ROWS = 1 << 18
+"""Rows (estimated from file sizes) of the runs one block of either pass reads: about 260,000 (five runs of 50,000).
+A block of a million rows costs 160 MB more at the peak (the pool of a block is built with its transients) and
+saves little time."""
 
 _MASK = (1 << KEY_SHIFT) - 1
 _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -143,59 +146,141 @@ def should_stream(runs: Any, memory_limit: int | str | None) -> bool:
     return sum(estimate_rows(run_files(runs))) * BYTES_PER_ROW > budget
 
 
+_COLLISION = ("two docnos or query ids of the campaign have one 64-bit hash (SipHash-2-4): score it in memory "
+              "(stream=False)")
+
+
+class _Vocabulary:
+    """Strings coded in the order they first appear, found by their 64-bit hashes (pass 1).
+
+    A block's distinct strings are hashed (:func:`~ir_rarity.engine.runs.string_hashes`, in C) and looked up in the
+    sorted hashes of the strings seen so far: integer searches, never a string comparison per step. A hash found
+    is checked against the string it stands for (Arrow's comparison), so two strings of one hash are an error,
+    never a wrong count.
+    """
+
+    def __init__(self) -> None:
+        self.hashes = np.zeros(0, dtype=np.uint64)  # sorted
+        self.codes = np.zeros(0, dtype=np.int64)  # the code of each hash
+        self.chunks: list[Any] = []  # the strings, in code order (pyarrow arrays)
+        self.size = 0
+
+    def coded(self, strings: pd.Index, add: bool = True) -> np.ndarray:
+        """The code of each of a block's distinct strings: new strings get the next codes (-1 without ``add``).
+
+        Raises:
+            InputError: two strings of one hash.
+
+        """
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not len(strings):
+            return np.zeros(0, dtype=np.int64)
+        hashes = string_hashes(strings)
+        values = pa.array(strings.array if isinstance(strings.dtype, pd.StringDtype) else  # Arrow's own: no copy
+                          np.asarray(strings, dtype=object)).cast(pa.large_string())
+        at = np.minimum(_search(self.hashes, hashes), max(len(self.hashes) - 1, 0))
+        known = (self.hashes[at] == hashes) if len(self.hashes) else np.zeros(len(hashes), dtype=bool)
+        codes = np.full(len(hashes), -1, dtype=np.int64)
+        codes[known] = self.codes[at[known]]
+        if known.any():
+            if len(self.chunks) > 32:  # a few chunks are taken from as they are; many are joined now and then
+                self.chunks = [pa.concat_arrays(self.chunks)]
+            same = pc.equal(pa.chunked_array(self.chunks, type=pa.large_string()).take(pa.array(codes[known])),
+                            values.filter(pa.array(known)))
+            if not pc.all(same).as_py():
+                raise InputError(_COLLISION)
+        fresh = np.flatnonzero(~known)
+        if add and len(fresh):
+            if len(np.unique(hashes[fresh])) < len(fresh):
+                raise InputError(_COLLISION)
+            codes[fresh] = self.size + np.arange(len(fresh))
+            order = np.argsort(hashes[fresh])
+            where = np.searchsorted(self.hashes, hashes[fresh][order])
+            self.hashes = np.insert(self.hashes, where, hashes[fresh][order])
+            self.codes = np.insert(self.codes, where, codes[fresh][order])
+            self.chunks.append(values.take(pa.array(fresh)))
+            self.size += len(fresh)
+        return codes
+
+    def strings(self) -> pd.Index:
+        """Every string, in code order."""
+        import pyarrow as pa
+
+        if not self.chunks:
+            return pd.Index([], dtype="str")
+        return pd.Index(pa.concat_arrays(self.chunks).to_pandas(types_mapper=pd.ArrowDtype).astype("str"))
+
+
 class _Counts:
-    """S_d at several depths, counted block by block over growing sorted vocabularies (pass 1)."""
+    """S_d at several depths, counted block by block (pass 1).
+
+    Strings get codes in the order they first appear (:class:`_Vocabulary`), so a code never changes and the counts
+    are merged into one sorted key array per depth as blocks come. :meth:`finish` sorts the vocabularies once and
+    the keys with them.
+    """
 
     def __init__(self, depths: Sequence[int | None]) -> None:
-        self.queries = np.zeros(0, dtype="U1")
-        self.docs = np.zeros(0, dtype="U1")
+        self.queries = _Vocabulary()
+        self.docs = _Vocabulary()
         self.tables: dict[int | None, tuple[np.ndarray, np.ndarray]] = {
             d: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for d in depths}
 
     def add(self, pool: Pool) -> None:
         """Add the counts of one block's pool (runs cut at the deepest depth) at every depth."""
-        self.queries, query_map, query_codes = _merged(self.queries, _strings(pool.encoded.queries))
-        self.docs, doc_map, doc_codes = _merged(self.docs, _strings(pool.encoded.docs))
+        query_codes, doc_codes = self.queries.coded(pool.encoded.queries), self.docs.coded(pool.encoded.docs)
         block_keys = pool._unique_keys
         for depth, (keys, counts) in self.tables.items():
-            if query_map is not None or doc_map is not None:  # codes moved: every key moves in order
-                keys = _recoded(keys, query_map, doc_map)
             found = pool._count_table(depth)
             present = np.flatnonzero(found)
             added = pair_keys(query_codes[block_keys[present] >> KEY_SHIFT], doc_codes[block_keys[present] & _MASK])
+            order = np.argsort(added)
+            added, number = added[order], found[present][order].astype(np.int64)
             at = np.searchsorted(keys, added)
             known = at < len(keys)
             known[known] = keys[at[known]] == added[known]
             counts = counts.copy()
-            counts[at[known]] += found[present[known]]
+            counts[at[known]] += number[known]
             fresh = ~known
-            self.tables[depth] = (np.insert(keys, at[fresh], added[fresh]),
-                                  np.insert(counts, at[fresh], found[present[fresh]].astype(np.int64)))
+            self.tables[depth] = (np.insert(keys, at[fresh], added[fresh]), np.insert(counts, at[fresh], number[fresh]))
+
+    def finish(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
+        """The sorted query-id and docno vocabularies, and the sorted position of each first-seen code of each.
+
+        Each depth's keys are moved to the sorted codes (and sorted again) in place.
+        """
+        queries, query_rank = _sorted(self.queries.strings())
+        docs, doc_rank = _sorted(self.docs.strings())
+        for depth, (keys, counts) in self.tables.items():
+            moved = pair_keys(query_rank[keys >> KEY_SHIFT], doc_rank[keys & _MASK])
+            order = np.argsort(moved)
+            self.tables[depth] = (moved[order], counts[order])
+        return queries, docs, query_rank, doc_rank
 
 
-def _strings(index: pd.Index) -> np.ndarray:
-    """A sorted vocabulary as a numpy unicode array (ordered by code point, as UTF-8 bytes order them)."""
-    return np.asarray(index.to_numpy(dtype=object).astype(str)) if len(index) else np.zeros(0, dtype="U1")
+def _search(table: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(table, values)``, the values searched in sorted order.
+
+    Each search then starts where the last ended: a few cache lines, not a walk down a table of megabytes per value.
+    """
+    order = np.argsort(values)
+    at = np.empty(len(values), dtype=np.int64)
+    at[order] = np.searchsorted(table, values[order])
+    return at
 
 
-def _merged(vocabulary: np.ndarray, block: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """``(vocabulary with the block's new strings, old code -> new code or None if unchanged, block codes)``."""
-    at = np.searchsorted(vocabulary, block)
-    known = at < len(vocabulary)
-    known[known] = vocabulary[at[known]] == block[known]
-    new = np.flatnonzero(~known)
-    if not len(new):
-        return vocabulary, None, at
-    widened = vocabulary.astype(np.result_type(vocabulary.dtype, block.dtype))
-    grown = np.insert(widened, at[new], block[new])
-    moved = np.arange(len(vocabulary)) + np.searchsorted(at[new], np.arange(len(vocabulary)), side="right")
-    return grown, moved, np.searchsorted(grown, block)
+def _ranked(rank: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Sorted positions of first-seen codes (-1 stays -1)."""
+    return np.where(codes >= 0, rank[np.maximum(codes, 0)] if len(rank) else -1, -1)
 
 
-def _recoded(keys: np.ndarray, query_map: np.ndarray | None, doc_map: np.ndarray | None) -> np.ndarray:
-    """Pair keys with their codes moved by order-keeping maps (so they stay sorted)."""
-    query, doc = keys >> KEY_SHIFT, keys & _MASK
-    return pair_keys(query if query_map is None else query_map[query], doc if doc_map is None else doc_map[doc])
+def _sorted(strings: pd.Index) -> tuple[pd.Index, np.ndarray]:
+    """The strings sorted (as pandas orders them: by code point) and the sorted position of each."""
+    order = strings.argsort()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return strings[order], rank
 
 
 class _BlockPool(Pool):
@@ -243,8 +328,8 @@ class StreamedCampaign:
                  *, duplicates: Duplicates, split_by_tag: bool | None, scores: ScorePrecision,
                  blocks: list[tuple[int, int]]) -> None:
         self._files, self._file_runs, self._blocks = files, file_runs, blocks
-        self._queries, self._docs = counts.queries, counts.docs
-        self._tables = counts.tables
+        self._queries, self._docs, self._query_rank, self._doc_rank = counts.finish()
+        self._tables, self._counted = counts.tables, counts
         self._retention, self._duplicates, self._split_by_tag = retention, duplicates, split_by_tag
         self._scores: ScorePrecision = scores
         self._names = [n for runs in file_runs for n in runs]
@@ -281,7 +366,7 @@ class StreamedCampaign:
 
     def vocabularies(self) -> tuple[pd.Index, pd.Index]:
         """The sorted query ids and docnos of the rows counted in pass 1."""
-        return pd.Index(self._queries.astype(object), dtype="str"), pd.Index(self._docs.astype(object), dtype="str")
+        return self._queries, self._docs
 
     def num_systems_at(self, depth: int | None) -> int:
         """S (at every depth counted)."""
@@ -301,9 +386,14 @@ class StreamedCampaign:
         return sorted_lookup(table_keys, counts, keys, 0)
 
     def global_keys(self, queries: pd.Index, docs: pd.Index, keys: np.ndarray) -> np.ndarray:
-        """Pair keys of a block's vocabularies in the campaign's (-1 for a pair of a string not counted)."""
-        query_codes, docs_codes = _codes_in(self._queries, _strings(queries)), _codes_in(self._docs, _strings(docs))
-        query, doc = query_codes[keys >> KEY_SHIFT], docs_codes[keys & _MASK]
+        """Pair keys of a block's vocabularies in the campaign's (-1 for a pair of a string not counted).
+
+        Strings are found by their hashes (:class:`_Vocabulary`), so a block costs its own strings, never a table of
+        the campaign's built again.
+        """
+        query_codes = _ranked(self._query_rank, self._counted.queries.coded(queries, add=False))
+        doc_codes = _ranked(self._doc_rank, self._counted.docs.coded(docs, add=False))
+        query, doc = query_codes[keys >> KEY_SHIFT], doc_codes[keys & _MASK]
         out = pair_keys(query, doc)
         out[(query < 0) | (doc < 0)] = -1
         return out
@@ -328,7 +418,8 @@ class StreamedCampaign:
         stop = int(np.searchsorted(self._first_run, runs.stop, side="left"))
         if self._first_run[first] != runs.start or self._first_run[stop] != runs.stop:
             raise ValueError("a block of a streamed campaign is whole files")
-        self._last = None  # the previous block is dropped before the next is read
+        self._last = None  # the previous block is dropped before the next is read, its freed pages handed back
+        release_freed_memory()
         block = cast("_BlockPool", _BlockPool.from_runs(self._files[first:stop], duplicates=self._duplicates,
                                                         split_by_tag=self._split_by_tag, progress=False,
                                                         scores=self._scores, retention=self._retention))
@@ -353,8 +444,9 @@ class StreamedCampaign:
         """The judgments of qrels encoded against :meth:`vocabularies`, as a canonical frame again."""
         held = self._qrels.get(id(qrels))
         if held is None or held[0] is not qrels:
-            queries = np.concatenate([self._queries.astype(object), np.asarray(qrels.query_extra, dtype=object)])
-            docs = np.concatenate([self._docs.astype(object), np.asarray(qrels.doc_extra, dtype=object)])
+            queries = np.concatenate([self._queries.to_numpy(dtype=object),
+                                      np.asarray(qrels.query_extra, dtype=object)])
+            docs = np.concatenate([self._docs.to_numpy(dtype=object), np.asarray(qrels.doc_extra, dtype=object)])
             frame = pd.DataFrame({"query_id": queries[qrels.keys >> KEY_SHIFT], "doc_id": docs[qrels.keys & _MASK],
                                   "relevance": qrels.labels})
             self._qrels = {id(qrels): (qrels, frame)}
@@ -381,14 +473,6 @@ def _file_blocks(rows: Sequence[int]) -> list[tuple[int, int]]:
     if len(rows):
         blocks.append((start, len(rows)))
     return blocks
-
-
-def _codes_in(vocabulary: np.ndarray, strings: np.ndarray) -> np.ndarray:
-    """Position of each string in a sorted vocabulary, -1 where absent."""
-    at = np.searchsorted(vocabulary, strings)
-    found = at < len(vocabulary)
-    found[found] = vocabulary[at[found]] == strings[found]
-    return np.where(found, at, -1)
 
 
 def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | None, *,
@@ -439,6 +523,7 @@ def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | N
         if depths:
             counts.add(block)
         del block
+        release_freed_memory()  # the block's freed pages handed back: what stays is the counts
     kept = retention if retention is not None or keep_depth is None else Retention(depth=keep_depth)
     return StreamedCampaign(files, file_runs, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag,
                             scores=precision, blocks=blocks)

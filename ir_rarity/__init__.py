@@ -13,6 +13,8 @@ Campaigns (what S and S_d are counted from)
     :class:`Pool`, :class:`CountTable`, :func:`resolve_campaign`, :func:`active_pool`.
 Campaign helpers
     :func:`judging_pool`, :func:`unjudged_share`, :func:`unique_relevant`, :func:`leave_one_team_out`.
+Several judges
+    :func:`compare_judges`: agreement overall and by rarity, each judge's leaderboards, runs' differences.
 Reading and data
     :func:`read_trec_run`, :func:`read_trec_qrels`, :data:`covid_round1` (the embedded TREC-COVID round 1).
 Reports
@@ -57,6 +59,7 @@ from ir_rarity.measures import (
 
 if TYPE_CHECKING:
     from ir_rarity import campaign
+    from ir_rarity.analysis.judges import compare_judges
     from ir_rarity.campaign import judging_pool, leave_one_team_out, unique_relevant, unjudged_share
     from ir_rarity.data import covid_round1
     from ir_rarity.engine.result import Evaluation
@@ -79,6 +82,7 @@ _LAZY = {
     "leave_one_team_out": "ir_rarity.campaign",
     "unique_relevant": "ir_rarity.campaign",
     "unjudged_share": "ir_rarity.campaign",
+    "compare_judges": "ir_rarity.analysis.judges",
     "covid_round1": "ir_rarity.data",
     "Experiment": "ir_rarity.integrations.pyterrier",
     "read_trec_qrels": "ir_rarity.io",
@@ -135,6 +139,8 @@ __all__ = [
     "active_pool",
     # campaign helpers
     "campaign",
+    # several judges
+    "compare_judges",
     # reading and data
     "covid_round1",
     # evaluate: the front door

@@ -9,6 +9,7 @@ Sub-commands::
     ir-rarity demo
     ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...]  (see ir_rarity.cli.pooling)
     ir-rarity complementarity QRELS RUNS... --out DIR [-m MEASURE...] [--teams SPEC]  (ir_rarity.cli.complementarity)
+    ir-rarity judges QRELS_A QRELS_B [QRELS_C...] --runs RUNS... -m MEASURE... --out DIR  (ir_rarity.cli.judges)
 
 Bad input (a missing file, a malformed line, an unknown measure) ends with one line
 ``ir-rarity: error: <message>`` on stderr and exit status 2. Notices (a run recognised as a campaign member)
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.cli.complementarity import add_parser as add_complementarity_parser
+from ir_rarity.cli.judges import add_parser as add_judges_parser
 from ir_rarity.cli.metadata import METADATA_HELP, add_metadata_options, run_with_metadata, write_for
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
 from ir_rarity.cli.streams import COMMENTED_FILES, one_run_summary, per_query_table
@@ -549,6 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     # ir-rarity pooling: judging strategies, budgets, reusability (ir_rarity.judging)
     _add_absolute_paths_option(add_pooling_parser(sub))
     add_complementarity_parser(sub)  # ir-rarity complementarity: similarity, fusion, contribution
+    _add_absolute_paths_option(add_judges_parser(sub))  # ir-rarity judges: agreement, leaderboards, runs
     from ir_rarity.cli.report import add_report_command
 
     add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ir_rarity import __version__
 from ir_rarity.cli.complementarity import add_parser as add_complementarity_parser
+from ir_rarity.cli.coverage import add_parser as add_coverage_parser
 from ir_rarity.cli.judges import add_parser as add_judges_parser
 from ir_rarity.cli.metadata import METADATA_HELP, add_metadata_options, run_with_metadata, write_for
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
@@ -552,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_absolute_paths_option(add_pooling_parser(sub))
     add_complementarity_parser(sub)  # ir-rarity complementarity: similarity, fusion, contribution
     _add_absolute_paths_option(add_judges_parser(sub))  # ir-rarity judges: agreement, leaderboards, runs
+    add_coverage_parser(sub)  # ir-rarity coverage: the intervals checked by leave-one-team-out re-judging
     from ir_rarity.cli.report import add_report_command
 
     add_report_command(sub)  # ir-rarity report: one self-contained HTML report (ir_rarity.report)

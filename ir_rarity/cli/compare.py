@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ir_rarity.compare.names import CORRECTIONS, INTERVALS, TESTS
+from ir_rarity.engine import COVERS_CHOICES
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats.names import DIFF_INTERVALS
 
@@ -38,6 +39,12 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ci", type=float, metavar="LEVEL", help="confidence intervals of each mean, e.g. 0.95")
     g.add_argument("--interval", choices=INTERVALS, default="bootstrap",
                    help="interval over queries: bootstrap (percentile, default) or t")
+    g.add_argument("--covers", choices=COVERS_CHOICES, default="topics",
+                   help="with --ci: what the interval accounts for: topics (the bootstrap over queries, default), "
+                        "unjudged (drawn judgments of the unjudged documents), ties (every order of tied "
+                        "documents) or all; see docs/score_rests_on.md")
+    g.add_argument("--draws", type=int, default=1000,
+                   help="with --covers unjudged or all: draws of the unjudged documents' judgments (1000)")
     g.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples of the queries (10000)")
     g.add_argument("--composition", action="store_true",
                    help="rank and score ranges of rarity/novelty measures when other teams (runs) are left out "
@@ -63,6 +70,8 @@ def wants_table(args: argparse.Namespace) -> bool:
         raise ParameterError("give --baseline or --all-pairs, not both")
     if not compared and (args.correction is not None or args.test != "t" or args.diff_interval != "percentile"):
         raise ParameterError("--test, --correction and --diff-interval need --baseline RUN or --all-pairs")
+    if args.covers != "topics" and args.ci is None:
+        raise ParameterError(f"--covers {args.covers} needs --ci LEVEL (the level of the interval)")
     if args.plot and not args.composition:
         raise ParameterError("--plot needs --composition")
     wanted = compared or args.ci is not None or args.composition
@@ -99,6 +108,7 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     table = campaign_table(evaluation, baselines=args.baseline, all_pairs=args.all_pairs, test=args.test,
                            correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
                            interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,
+                           covers=args.covers, draws=args.draws,
                            order=order, diff_interval=args.diff_interval)
     return table.render(args.format, args.places)
 

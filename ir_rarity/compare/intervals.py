@@ -26,7 +26,7 @@ from ir_rarity.stats import INTERVALS, bootstrap_interval, natural_order, t_inte
 if TYPE_CHECKING:
     from ir_rarity.engine.result import Evaluation
 
-__all__ = ["add_intervals", "evaluation_frame", "interval_columns"]
+__all__ = ["add_covered_intervals", "add_intervals", "evaluation_frame", "interval_columns"]
 
 
 def interval_columns(measure: Measure | str) -> tuple[str, str]:
@@ -80,6 +80,34 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
         out.insert(at + 1, hi_name, high)
     out.attrs = {**table.attrs, "interval": {"method": method, "level": level, "resamples": resamples,
                                              "seed": seed}}
+    return out
+
+
+def add_covered_intervals(table: pd.DataFrame, evaluation: Evaluation, level: float, covers: str, *,
+                          draws: int = 1000, seed: int | None = 0) -> pd.DataFrame:
+    """``table`` with each measure's ``Evaluation.interval(covers=...)`` bounds after it (as :func:`add_intervals`).
+
+    The columns are named as the topic intervals' (:func:`interval_columns`): ``"<measure> ci low"``,
+    ``"<measure> ci high"``; ``attrs["interval"]`` records what they cover, the level, the draws and the seed.
+
+    Args:
+        table: One row per run, one column per measure (``str(measure)``), rows in the evaluation's order.
+        evaluation: The evaluation.
+        level: Confidence level.
+        covers: ``"unjudged"``, ``"ties"`` or ``"all"`` (``"topics"``: :func:`add_intervals`).
+        draws: Draws of the unjudged documents' judgments.
+        seed: Seed of the draws.
+
+    """
+    out = table.copy()
+    for m in evaluation.measures:
+        interval = evaluation.interval(m, covers=covers, level=level, draws=draws, seed=seed)
+        name = str(m)
+        at = out.columns.get_loc(name) + 1
+        lo_name, hi_name = interval_columns(name)
+        out.insert(at, lo_name, interval["low"].to_numpy())
+        out.insert(at + 1, hi_name, interval["high"].to_numpy())
+    out.attrs = {**table.attrs, "interval": {"covers": covers, "level": level, "draws": draws, "seed": seed}}
     return out
 
 

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ir_rarity.compare.intervals import add_intervals, interval_columns
+from ir_rarity.compare.intervals import add_covered_intervals, add_intervals, interval_columns
 from ir_rarity.compare.significance import TEST_NAMES, compare_values
+from ir_rarity.engine import COVERS
 from ir_rarity.engine.result import Evaluation
 from ir_rarity.formats import format_of
 from ir_rarity.measures.parse import higher_is_better
@@ -167,7 +168,10 @@ class CampaignTable:
                              "run.")
         lower = [self.name(m) for m in self.measures if not higher_is_better(m)]
         parts.append("Bold: the best value of each measure" + (f" (lowest for {', '.join(lower)})." if lower else "."))
-        if s.get("ci"):
+        if s.get("ci") and s.get("covers", "topics") != "topics":
+            parts.append(f"CI: {s['ci']:.0%} interval of the mean covering {COVERS[s['covers']]} "
+                         f"({s['draws']} draws, seed {s['seed']}; docs: What a score rests on).")
+        elif s.get("ci"):
             how = (f"percentile bootstrap over queries ({s['resamples']} resamples, seed {s['seed']})"
                    if s["interval"] == "bootstrap" else "Student's t over queries")
             parts.append(f"CI: {s['ci']:.0%} confidence interval of the mean, {how}.")
@@ -301,7 +305,7 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
                    ci: float | None = None, interval: str = "bootstrap", resamples: int = 10_000,
                    seed: int | None = 0, composition: pd.DataFrame | None = None,
                    order: Sequence[str] | None = None, diff_interval: str = "percentile",
-                   diff_level: float | None = None) -> CampaignTable:
+                   covers: str = "topics", draws: int = 1000, diff_level: float | None = None) -> CampaignTable:
     """A table to publish from an evaluation: comparisons, intervals and composition ranges, as asked.
 
     Args:
@@ -323,6 +327,9 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
             difference (``resamples`` resamples, ``seed``; see :func:`compare_values`).
         diff_level: Its confidence level (default: ``ci``, else 0.95).
 
+        covers: What the per-run intervals account for (``Evaluation.interval``): ``"topics"`` (default, the
+            bootstrap or t-interval over queries), ``"unjudged"``, ``"ties"`` or ``"all"``.
+        draws: Draws of the unjudged documents' judgments (``covers="unjudged"`` or ``"all"``).
     """
     names = list(evaluation.names)
     order_list = list(order) if order is not None else names
@@ -335,12 +342,15 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
                                      query_ids=evaluation.query_ids, diff_level=level,
                                      diff_interval=diff_interval, resamples=resamples)
         references = list(order_list) if all_pairs else [str(b) for b in dict.fromkeys(baselines or [])]
-    if ci is not None:
+    if ci is not None and covers != "topics":
+        values = add_covered_intervals(values, evaluation, ci, covers, draws=draws, seed=seed)
+    elif ci is not None:
         values = add_intervals(values, evaluation.values, evaluation.measures, ci, interval, resamples, seed,
                                evaluation.query_ids)
     family = 0 if comparisons is None else int(comparisons.attrs["family"])  # distinct unordered pairs
     settings = {"test": test, "correction": correction, "alpha": alpha, "trials": trials, "ci": ci,
                 "interval": interval, "resamples": resamples, "seed": seed, "all_pairs": all_pairs,
                 "family": family, "diff_interval": diff_interval, "diff_level": level}
+    settings.update(covers=covers, draws=draws)
     return CampaignTable(evaluation=evaluation, order=order_list, comparisons=comparisons,
                          references=references or [], values=values, composition=composition, settings=settings)

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ir_rarity.engine.judgments import Judgments
     from ir_rarity.engine.means import aggregate, exact_means, exact_sums, skips_undefined
     from ir_rarity.engine.members import one_member_notice
-    from ir_rarity.engine.names import DUPLICATES, DUPLICATES_HELP
+    from ir_rarity.engine.names import COVERS, COVERS_CHOICES, DUPLICATES, DUPLICATES_HELP
     from ir_rarity.engine.one_run import CountsCampaign, score_run
     from ir_rarity.engine.pages import tune_allocator
     from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
@@ -64,7 +64,7 @@ _LAZY = {
     "ENGINE_FAMILIES": "families", "is_engine_measure": "families",
     "Judgments": "judgments",
     "can_draw": "judgment_draws", "drawn_interval": "judgment_draws", "drawn_values": "judgment_draws",
-    "DUPLICATES": "names", "DUPLICATES_HELP": "names",
+    "DUPLICATES": "names", "DUPLICATES_HELP": "names", "COVERS": "names", "COVERS_CHOICES": "names",
     "CountsCampaign": "one_run", "score_run": "one_run",
     "tune_allocator": "pages",
     "UNJUDGED": "qrels", "EncodedQrels": "qrels", "is_relevant": "qrels",
@@ -78,6 +78,8 @@ _LAZY = {
 """Public name -> the engine module (``ir_rarity.engine.<module>``) that defines it."""
 
 __all__ = [
+    "COVERS",
+    "COVERS_CHOICES",
     "DUPLICATES",
     "DUPLICATES_HELP",
     "ENGINE_FAMILIES",

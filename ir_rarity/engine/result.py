@@ -19,6 +19,7 @@ import pandas as pd
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.means import aggregate
 from ir_rarity.engine.rests import UNJUDGED_KINDS
+from ir_rarity.engine.score_intervals import score_interval
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measure
 from ir_rarity.tables import render
@@ -152,6 +153,23 @@ class Evaluation:
                              index=pd.Index(self.names, name="run"))
         table.attrs["pool"] = self.attrs()
         return table
+
+    def interval(self, measure: ir_measures.Measure | str, covers: str = "topics", level: float = 0.95, *,
+                 method: str = "bootstrap", draws: int = 1000, resamples: int = 10_000, seed: int | None = 0
+                 ) -> pd.DataFrame:
+        """Each run's score and an interval that says what it covers (:mod:`ir_rarity.engine.score_intervals`).
+
+        ``covers``: ``"topics"`` (the bootstrap over queries, or ``method="t"``: ``--ci`` as before),
+        ``"unjudged"`` (what the judgments left open: drawn judgments of the unjudged documents,
+        :mod:`ir_rarity.engine.judgment_draws`), ``"ties"`` (the exact range over the orders of tied documents)
+        or ``"all"`` (topics and judgments drawn together, widened by the tie range).
+
+        Returns:
+            One row per run (index ``run``): the score, ``low``, ``high``; ``attrs`` says what it covers.
+
+        """
+        return score_interval(self, measure, covers, level, method=method, draws=draws, resamples=resamples,
+                              seed=seed)
 
     def long(self) -> pd.DataFrame:
         """Per-query values, long: ``run, query_id, measure, value``."""

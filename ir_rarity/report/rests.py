@@ -1,0 +1,71 @@
+"""The report's "Unjudged documents" section: the unjudged share beside every score, and the pairs it leaves open.
+
+For every run and measure: the mean, the mean share of the documents the measure reads that are unjudged, and the
+bounds ``[low, high]`` (unjudged documents non-relevant, the value; relevant at the lowest relevant grade), as
+:meth:`ir_rarity.Evaluation.unjudged` and :meth:`~ir_rarity.Evaluation.bounds` give them (the report's one
+evaluation is made with ``unjudged=True``). A run is marked when its place against the next run of the leaderboard
+(by the first measure) is not decided by judged documents alone (:func:`ir_rarity.compare.rests.undecided_pairs`).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ir_rarity.compare.rests import undecided_pairs
+from ir_rarity.errors import ParameterError
+from ir_rarity.report.markup import frame_table
+
+if TYPE_CHECKING:
+    from ir_rarity.provenance import Provenance
+    from ir_rarity.report.data import ReportData
+
+__all__ = ["MARK", "TEMPLATE", "gather", "render"]
+
+MARK = "≈"
+"""The mark of a run whose order against the next run is not decided by judged documents alone."""
+
+
+def gather(data: ReportData) -> None:
+    """Fill ``data.unjudged``: one row per run (leaderboard order), and the neighbours judged documents leave open."""
+    ev = data.evaluation
+    try:
+        shares = {m: ev.unjudged(m)["unjudged"] for m in ev.measures}
+        bounds = {m: ev.bounds(m) for m in ev.measures}
+    except ParameterError as e:  # a measure outside the engine, or an evaluation made without unjudged=True
+        data.note("unjudged", str(e))
+        return
+    order = [r for r in (data.table.index if data.table is not None else ev.names) if r in set(ev.names)]
+    first = ev.measures[0]
+    open_pairs = set(undecided_pairs(ev, first))
+    neighbours = list(pairwise(order))
+    undecided = [(a, b) for a, b in neighbours if (a, b) in open_pairs or (b, a) in open_pairs]
+    marked = {a for a, _ in undecided}
+    frame = pd.DataFrame({"run": [f"{r} {MARK}" if r in marked else r for r in order],
+                          "team": [data.teams.get(r, r) for r in order]})
+    for m in ev.measures:
+        label = ev.label(m)
+        frame[label] = ev.means(m).loc[order].to_numpy()
+        frame[f"{label} unjudged"] = shares[m].loc[order].to_numpy()
+        frame[f"{label} high"] = bounds[m]["high"].loc[order].to_numpy()
+    data.unjudged = {"frame": frame, "measure": ev.label(first), "undecided": len(undecided),
+                     "pairs": len(neighbours), "descending": [ev.label(m) for m in ev.measures]}
+
+
+def render(data: ReportData, _: Provenance) -> dict[str, Any] | None:
+    """The template arguments: the table and the count of undecided neighbours."""
+    gathered = data.unjudged
+    if gathered is None:
+        return None
+    return {"table": frame_table(gathered["frame"], "unjudged-table", search=["run", "team"], filter_box=True,
+                                 descending=gathered["descending"]),
+            "measure": gathered["measure"], "undecided": gathered["undecided"], "pairs": gathered["pairs"],
+            "mark": MARK}
+
+
+TEMPLATE = (r"""<p>By {{ measure }}, {{ undecided }} of the {{ pairs }} neighbouring pairs of the leaderboard are not """
+            r"""decided by judged documents alone (the better run's bounds overlap the next run's); the first run """
+            r"""of each is marked {{ mark }}. Low is the score itself; high counts every unjudged document the """
+            r"""measure reads as relevant at the lowest relevant grade.</p>{{ table }}""")

@@ -95,7 +95,7 @@ def _evaluate(runs: Any, qrels: Any, measures: Any, teams: Any, split_by_tag: bo
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RarityWarning)
         evaluation = evaluate(runs, qrels, measures, teams=teams, split_by_tag=split_by_tag, duplicates=duplicates,
-                              progress=progress)
+                              progress=progress, unjudged=True)
     texts = []
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -99,6 +99,8 @@ class ReportData:
         topics: Per measure label, each query's best, median and worst over the runs.
         from_median: Per measure label, runs x queries difference of each run from the query's median.
         judged: Judged@k per run (share of the top k that is judged, ir_measures' Judged).
+        unjudged: Each run's scores with their unjudged shares and high bounds, and the undecided neighbours
+            (:mod:`ir_rarity.report.rests`).
         ranks: Label -> ranks of the runs by that measure (1 the best; ``table``'s order).
         movers: Per pair, the runs whose rank rarity moves most.
         unique_team: Unique relevant documents per team; ``unique_run``: per run.
@@ -129,6 +131,7 @@ class ReportData:
     topics: dict[str, pd.DataFrame] = field(default_factory=dict)
     from_median: dict[str, pd.DataFrame] = field(default_factory=dict)
     judged: pd.DataFrame | None = None
+    unjudged: dict[str, Any] | None = None
     ranks: dict[str, np.ndarray] = field(default_factory=dict)
     movers: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict)
     unique_team: pd.Series | None = None

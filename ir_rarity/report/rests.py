@@ -65,7 +65,7 @@ def render(data: ReportData, _: Provenance) -> dict[str, Any] | None:
             "mark": MARK}
 
 
-TEMPLATE = (r"""<p>By {{ measure }}, {{ undecided }} of the {{ pairs }} neighbouring pairs of the leaderboard are not """
-            r"""decided by judged documents alone (the better run's bounds overlap the next run's); the first run """
-            r"""of each is marked {{ mark }}. Low is the score itself; high counts every unjudged document the """
-            r"""measure reads as relevant at the lowest relevant grade.</p>{{ table }}""")
+TEMPLATE = (r"""<p>By {{ measure }}, {{ undecided }} of the {{ pairs }} neighbouring pairs of the leaderboard """
+            r"""are not decided by judged documents alone (the better run's bounds overlap the next run's); the """
+            r"""first run of each is marked {{ mark }}. Low is the score itself; high counts every unjudged """
+            r"""document the measure reads as relevant at the lowest relevant grade.</p>{{ table }}""")

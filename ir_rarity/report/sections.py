@@ -29,7 +29,7 @@ from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
-from ir_rarity.report import charts, complementarity, gain, groups, judged, topics
+from ir_rarity.report import charts, complementarity, gain, groups, judged, rests, topics
 from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string, scale_places
 from ir_rarity.report.pairs import base_name, pair_title
 from ir_rarity.stats.scores import in_natural_order, natural_order
@@ -490,6 +490,10 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "The share of each run's top k documents that were judged (ir_measures' Judged@k): scores of a run "
             "with a low share rest on unjudged documents counted as non-relevant.",
             judged.render, judged.TEMPLATE, gather=judged.gather),
+    Section("unjudged", "Unjudged documents",
+            "Beside every score, the share of the documents its measure reads that nobody judged, and the score "
+            "with those documents relevant: where two runs' bounds overlap, judged documents alone do not order "
+            "them.", rests.render, rests.TEMPLATE, gather=rests.gather),
     Section("uncertainty", "How sure",
             "How a rarity score and rank move with the other participants (leave one team out, bootstrap over "
             "teams) and how means vary over queries (bootstrap): a long bar means an unsure rank.",

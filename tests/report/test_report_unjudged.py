@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-import pytest
 
 import ir_rarity
 from ir_rarity.compare.rests import undecided_pairs

@@ -139,7 +139,29 @@ def warn(message: str, category: type[Warning]) -> None:
         caller = caller.f_back  # type: ignore[assignment]
     if caller is not None and not caller.f_code.co_filename.startswith("<"):  # a file's line, not runpy's
         level = beyond
+    if issubclass(category, Notice) and _in_kernel():
+        _note_in_kernel(message, category, level + 1)
+        return
     warnings.warn(message, category, stacklevel=level)
+
+
+def _in_kernel() -> bool:
+    from ir_rarity.progress import in_notebook  # here: progress imports nothing of ir_rarity, errors is imported first
+
+    return in_notebook()
+
+
+def _note_in_kernel(message: str, category: type[Warning], level: int) -> None:
+    """A :class:`Notice` in a Jupyter kernel: one plain output line ``ir_rarity note: ...``, not a warning.
+
+    A kernel shows a warning on the red stream with its source line; a notice changes no number, and the table it
+    concerns says it in its caption. The warnings filters still decide (``ignore``: nothing is shown; ``error``:
+    it is raised), through a recorded warning.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.warn(message, category, stacklevel=level + 1)
+    for shown in caught:
+        print(f"ir_rarity note: {shown.message}", file=sys.stdout, flush=True)
 
 
 _HOSTS = ("ir_measures", "pyterrier")

@@ -15,7 +15,7 @@ from types import TracebackType
 from ir_rarity.engine.contract import ASSUMED_MEMBER
 from ir_rarity.errors import MemberNotice, warn
 
-__all__ = ["NOTICE_RUNS", "one_member_notice", "report_members"]
+__all__ = ["NOTICE_RUNS", "members_caption", "one_member_notice", "report_members"]
 
 _GATHERED: ContextVar[dict[str, dict[int | None, str | None]] | None] = ContextVar("ir_rarity_members", default=None)
 """Within :func:`one_member_notice`: each evaluated run -> depth -> the member it equals there (None: none)."""
@@ -104,3 +104,19 @@ def _notice(found_by_name: Mapping[str, Mapping[int | None, str | None]]) -> Non
 
 NOTICE_RUNS = 10
 """Runs named in the one member notice of an evaluation; the rest are counted."""
+
+
+def members_caption(members: Mapping[str, str]) -> str:
+    """The member notice as part of a table's caption: ``""`` when no evaluated run equals a member.
+
+    ``members``: evaluated run -> the campaign member it was scored as (:attr:`Evaluation.members`). The caption
+    says it where the values are shown (a notebook's table), so it needs no warning of its own there.
+    """
+    found = [(name, member) for name, member in members.items() if member != ASSUMED_MEMBER]
+    if not found:
+        return ""
+    named = ", ".join(f"{name!r}" if name == member else f"{name!r} as {member!r}" for name, member in
+                      found[:NOTICE_RUNS]) + (f" and {len(found) - NOTICE_RUNS} more" if len(found) > NOTICE_RUNS
+                                              else "")
+    runs = "1 evaluated run" if len(found) == 1 else f"{len(found)} evaluated runs"
+    return f"{runs} scored as the campaign members they equal ({named})"

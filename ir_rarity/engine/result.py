@@ -16,8 +16,10 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.display import best_first, shown_rows
 from ir_rarity.engine.contract import CampaignInfo
 from ir_rarity.engine.means import aggregate
+from ir_rarity.engine.members import members_caption
 from ir_rarity.engine.rests import UNJUDGED_KINDS
 from ir_rarity.engine.score_intervals import score_interval
 from ir_rarity.errors import ParameterError, did_you_mean
@@ -272,12 +274,27 @@ class Evaluation:
                                     "ties high": (self._rest(m, "ties high"), True)},
                                 per_query, "value over the orders of tied documents (trec_eval's order: value)")
 
+    def _shown(self) -> pd.DataFrame:
+        """The table of means best first by the first measure (:func:`~ir_rarity.display.best_first`)."""
+        first = self.measures[0]
+        return best_first(self.table(), self.label(first), higher_is_better(first))
+
     def _rendered(self, fmt: str) -> str:
-        table = self.table()
-        rows = [(str(run), *(float(v) for v in values)) for run, values in zip(table.index, table.to_numpy(),
-                                                                                strict=True)]
+        """The means best first, as many rows as pandas would show (:mod:`ir_rarity.display`), captioned."""
+        table = self._shown()
+        rows: list[tuple[object, ...]] = [(str(run), *(float(v) for v in values)) for run, values in
+                                          zip(table.index, table.to_numpy(), strict=True)]
+        shown, cut = shown_rows(len(rows)), ""
+        if shown is not None:
+            head, tail = shown
+            rows = [*rows[:head], ("...",) * (1 + table.shape[1]), *(rows[-tail:] if tail else [])]
+            cut = (f" (rows shown: the first {head}{f' and the last {tail}' if tail else ''} of {len(table)}, as "
+                   "pandas' display.max_rows and display.min_rows say)")
+        members = members_caption(self.members)
         return render(["run", *map(str, table.columns)], rows, fmt, 4,
-                      caption=f"{len(self.names)} runs x {len(self.query_ids)} queries; {self.describe()}")
+                      caption=f"{len(self.names)} runs x {len(self.query_ids)} queries; best first by "
+                              f"{self.label(self.measures[0])}{cut}; {self.describe()}"
+                              + (f"; {members}" if members else ""))
 
     def _repr_html_(self) -> str:
         """The table of means as HTML, captioned with what it was computed against (a notebook shows this)."""
@@ -288,8 +305,11 @@ class Evaluation:
         return self._rendered("markdown")
 
     def __repr__(self) -> str:
+        """One line saying what the values are, then the means best first, as pandas prints (and cuts) a frame."""
+        members = members_caption(self.members)
         return (f"Evaluation({len(self.names)} runs x {len(self.query_ids)} queries, "
-                f"measures [{', '.join(self.label(m) for m in self.measures)}]; {self.describe()})")
+                f"measures [{', '.join(self.label(m) for m in self.measures)}]; {self.describe()}"
+                + (f"; {members}" if members else "") + f")\n{self._shown().round(4)!r}")
 
 
 def _nanmean(values: np.ndarray) -> np.ndarray:

@@ -63,3 +63,7 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert not errors, "\n".join(f"{e.ename}: {e.evalue}" for e in errors)
     assert any("<table" in html for html in data_of(nb, "text/html")), "no HTML table shown"
     assert data_of(nb, "image/png"), "no figure shown"
+    warned = [out.text for out in outputs(nb, "stream") if out.name == "stderr"]  # a kernel shows them red
+    assert not warned, warned
+    texts = [out.get("text", "") for out in outputs(nb, "stream")]
+    assert not [t for t in texts if "\x1b" in t or "\r" in t], "escape codes or carriage returns in the output"

@@ -67,7 +67,7 @@ def test_no_bar_where_tqdm_would_draw_none(monkeypatch) -> None:
     import io
     import sys
 
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from ir_rarity.progress import progress
 
@@ -78,9 +78,88 @@ def test_no_bar_where_tqdm_would_draw_none(monkeypatch) -> None:
     items = [1, 2, 3]
     monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe or a file: no bar
     assert progress(items, desc="x") is items
-    assert isinstance(progress(items, desc="x", enabled=True), tqdm)  # asked for: drawn anyway
+    plain = progress(items, desc="x", enabled=True)  # asked for where no bar can be drawn: one plain line
+    assert not isinstance(plain, tqdm) and list(plain) == items
+    assert sys.stderr.getvalue() == "x: 3/3 its in 0.0 s\n"
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     bar = progress(items, desc="reading", unit="file")
     assert isinstance(bar, tqdm) and list(bar) == items
     assert "reading" in terminal.getvalue()
+
+
+ESCAPES = ("\r", "\x1b")
+
+
+def _kernel(monkeypatch: pytest.MonkeyPatch, widgets: bool) -> None:
+    """Pretend the code runs in a Jupyter kernel, with or without ipywidgets."""
+    import sys
+    import types
+
+    from ir_rarity import progress as module
+
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: types.SimpleNamespace(
+        kernel=object())))
+    monkeypatch.setattr(module, "_widgets", lambda: widgets)
+
+
+def test_a_kernel_without_widgets_prints_one_plain_line_per_bar(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """No ipywidgets (VS Code's kernels often lack it): tqdm would print a line per refresh, with carriage returns,
+    and nested bars cursor-up codes. Here: one line per bar once done, on stdout (not the warnings' stream)."""
+    from ir_rarity.progress import counter, progress
+
+    _kernel(monkeypatch, widgets=False)
+    for _ in progress(range(126), desc="reading runs", unit="file"):
+        for _ in progress(range(3), desc="inner", unit="step"):
+            pass
+    with counter(5, desc="campaigns", unit="campaign") as bar:
+        for _ in range(5):
+            bar.update()
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert err == "" and not any(code in out for code in ESCAPES)
+    assert len(lines) == 126 + 1 + 1  # one line per bar: 126 inner bars, the outer one, the counter
+    assert lines[-2].startswith("reading runs: 126/126 files in ") and lines[-1].startswith("campaigns: 5/5 ")
+    assert lines[0].startswith("inner: 3/3 steps in ")
+
+
+def test_a_kernel_with_widgets_keeps_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ipywidgets, tqdm's notebook bars, kept when done (leave=True) so the cell shows what ran."""
+    import tqdm.notebook
+
+    from ir_rarity.progress import counter, progress
+
+    made: list[dict] = []
+
+    class Widget:
+        def __init__(self, iterable=None, **options):
+            made.append(options)
+            self.iterable = iterable
+
+        def __iter__(self):
+            return iter(self.iterable)
+
+    _kernel(monkeypatch, widgets=True)
+    monkeypatch.setattr(tqdm.notebook, "tqdm", Widget)
+    assert list(progress([1, 2], desc="runs", unit="run")) == [1, 2]
+    counter(4, desc="trials")
+    assert [m["leave"] for m in made] == [True, True] and [m["desc"] for m in made] == ["runs", "trials"]
+    assert progress([1], desc="x", enabled=False) == [1]  # an explicit choice still wins
+
+
+def test_a_terminal_bar_is_tqdms_and_goes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from tqdm import tqdm
+
+    from ir_rarity.progress import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    bar = progress([1, 2], desc="x")
+    assert isinstance(bar, tqdm) and bar.leave is False

@@ -483,8 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("runs", metavar="RUNS", nargs="+", help="run files, folders, globs, or one file of many runs")
     p.add_argument("-m", "--measures", metavar="MEASURE", nargs="+", action="extend", required=True,
                    help="measures in ir_measures syntax, e.g. 'P_rare(alpha=0.5)@100' AP_rare P@10; 'official': the "
-                        "official measures of the ir_datasets benchmark QRELS names; -m may be repeated (as in "
-                        "trec_eval), each adding its measures")
+                        "official measures of the ir_datasets benchmark QRELS names; trec_eval's names too (P.10, "
+                        "P.5,10, map, ndcg_cut.10, recip_rank, all_trec), each column named as given; -m may be "
+                        "repeated (as in trec_eval), each adding its measures")
     p.add_argument("--pool", metavar="SPEC", nargs="+", action="extend",
                    help="the campaign to score RUNS against (run files, folders, globs, a saved .npz pool or a "
                         ".parquet count table): each run on its own, as the member it equals or as a newcomer")

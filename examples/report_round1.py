@@ -3,7 +3,8 @@
     python examples/report_round1.py [OUT.html] [--screenshots DIR]
 
 Builds the report with the default settings (as ``ir-rarity report`` does), prints its size and the time taken,
-and with ``--screenshots`` opens it in headless Chromium (Debian packages ``chromium`` and ``chromium-driver``,
+(baseline ``bm25_baseline``, Holm's correction; the leaderboard file's columns as groups), and with
+``--screenshots`` opens it in headless Chromium (Debian packages ``chromium`` and ``chromium-driver``,
 ``pip install selenium``) and saves a PNG of a few sections.
 """
 
@@ -18,7 +19,8 @@ from pathlib import Path
 import ir_rarity
 from ir_rarity import covid_round1
 
-SHOTS = {"leaderboard": "leaderboard.png", "rarity": "rarity.png", "uncertainty": "how_sure.png"}
+SHOTS = {"leaderboard": "leaderboard.png", "rarity": "rarity.png", "gain": "rarity_gain.png", "groups": "groups.png",
+         "topics": "topics.png", "judged": "judged.png", "uncertainty": "how_sure.png", "depth": "depth.png"}
 
 
 def screenshots(page: Path, folder: Path) -> None:
@@ -56,7 +58,8 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ir_rarity.RarityWarning)  # the page shows them
         report = ir_rarity.report(covid_round1.runs, covid_round1.qrels, split_by_tag=True,
-                                  teams=covid_round1.leaderboard, baselines=["bm25_baseline"], out=args.out,
+                                  teams=covid_round1.leaderboard, leaderboard=covid_round1.leaderboard,
+                                  baselines=["bm25_baseline"], out=args.out,
                                   command="python examples/report_round1.py")
     print(f"{args.out}: {report.size:,} bytes ({report.size / 1e6:.1f} MB), built in "
           f"{time.perf_counter() - start:.1f} s; steps: "

@@ -195,6 +195,8 @@ def robust_range(values: np.ndarray, reach: float = 3.0) -> tuple[float, float] 
     if len(finite) < 4:
         return None
     q1, q3 = np.quantile(finite, [0.25, 0.75])
+    if q3 == q1:  # most values equal (every run 100 long): no spread to judge an outlier by
+        return None
     low, high = q1 - reach * (q3 - q1), q3 + reach * (q3 - q1)
     inside = finite[(finite >= low) & (finite <= high)]
     if len(inside) == len(finite) or not len(inside):
@@ -234,25 +236,21 @@ def _robust_axis(figure: Any, go: Any, axis: str, values: np.ndarray, x: Any, y:
 
 
 def rarity_gain(table: pd.DataFrame, title: dict[str, str], level: float, div_id: str) -> Markup:
-    """Each run's rarity gain with its bootstrap interval, best first (one outlier does not flatten the axis)."""
+    """Each run's rarity gain with its bootstrap interval, best first."""
     go = _plotly()
     runs = _texts(table["run"])
     gain = table["rarity gain"].to_numpy(float)
     low, high = table["low"].to_numpy(float), table["high"].to_numpy(float)
     custom = np.array([[_text(r), _text(t)] for r, t in zip(table["run"], table["team"], strict=True)],
                       dtype=object)
-    figure = go.Figure()
+    figure = go.Figure()  # every gain lies between 1 and 1 + alpha: the axis is not clipped, no value is hidden
     hover = "<b>%{customdata[0]}</b><br>team %{customdata[1]}<br>gain %{y:.4f}"
-    shown = _robust_axis(figure, go, "y", gain, runs, gain, custom, hover)
-    inside = shown == gain  # a clipped point has no bar (its interval is off the axis too)
-    figure.add_trace(go.Scatter(x=runs, y=shown, mode="markers", marker={"size": 6, "color": "#1f77b4"},
+    figure.add_trace(go.Scatter(x=runs, y=gain, mode="markers", marker={"size": 6, "color": "#1f77b4"},
                                 customdata=np.column_stack([custom, low, high]), name="rarity gain",
-                                error_y={"type": "data", "symmetric": False,
-                                         "array": np.where(inside, high - gain, 0.0),
-                                         "arrayminus": np.where(inside, gain - low, 0.0), "thickness": 1},
+                                error_y={"type": "data", "symmetric": False, "array": high - gain,
+                                         "arrayminus": gain - low, "thickness": 1},
                                 hovertemplate=hover + " [%{customdata[2]:.4f}, %{customdata[3]:.4f}]"
                                                       "<extra></extra>"))
-    figure.data = figure.data[::-1]
     figure.update_layout(title=_text(f"Rarity gain ({title['rare']} / {title['base']}, both at the same cutoff) "
                                      f"with its {level:.0%} bootstrap interval over queries"),
                          xaxis={"title": "runs (best gain first)", "type": "category", "dtick": 1,

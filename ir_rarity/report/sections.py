@@ -305,7 +305,7 @@ def _gather_leaderboard(data: ReportData) -> None:
         raise ParameterError(f"baseline {missing[0]!r} is not a run of the report; runs: {', '.join(order[:5])}...")
     correction = (s.correction or "holm") if data.baselines else None
     data.leaderboard = campaign_table(ev, baselines=data.baselines or None, correction=correction, ci=s.ci,
-                                      alpha=1 - s.ci, resamples=s.resamples, seed=s.seed, order=order)
+                                      alpha=round(1 - s.ci, 12), resamples=s.resamples, seed=s.seed, order=order)
     data.ranks = {ev.label(m): rank(data.table[ev.label(m)].to_numpy(float), higher_is_better(m))
                   for m in ev.measures}
 

@@ -57,6 +57,9 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--complementarity", action="store_true",
                    help="add what each team adds to the campaign's fusion (contribution, Shapley value) against its "
                         "rarity score (see ir-rarity complementarity)")
+    p.add_argument("--judges", metavar="QRELS", nargs="+",
+                   help="other judges' qrels of the same runs: a section compares them with QRELS (agreement "
+                        "overall and by rarity, leaderboards, runs; see ir-rarity judges)")
     p.add_argument("--budgets", metavar="B", nargs="+", type=int, help="judgments per query (default 10 20 50)")
     p.add_argument("--title", default="ir_rarity campaign report", help="the page title")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -77,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
     teams = str(teams_file(args.teams)) if args.teams else None
     check_stdin_once([("QRELS", args.qrels), ("RUNS", args.runs), ("--teams", args.teams)])
-    check_outputs([("--out", args.out, False)], [args.qrels, *args.runs, teams, args.leaderboard])
+    check_outputs([("--out", args.out, False)],
+                  [args.qrels, *args.runs, teams, args.leaderboard, *(args.judges or [])])
     from ir_rarity.checks import check_draws
 
     for option, count in (("--resamples", args.resamples), ("--trials", args.trials),
@@ -92,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                    split_by_tag=args.split_by_tag or None, duplicates=args.duplicates, ci=args.ci,
                    resamples=args.resamples, composition_resamples=args.composition_resamples, trials=args.trials,
                    seed=args.seed, pooling=not args.no_pooling, budgets=args.budgets, title=args.title,
-                   complementarity=args.complementarity,
+                   complementarity=args.complementarity, judges=args.judges,
                    command=_command(args),
                    progress=False if args.quiet else None)
     print(f"{PROG}: report: wrote {args.out} ({built.size / 1e6:.1f} MB) in {built.seconds:.1f} s; "

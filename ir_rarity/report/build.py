@@ -124,6 +124,7 @@ def report(
     seed: int = 0,
     pooling: bool = True,
     complementarity: bool = False,
+    judges: Sequence[QrelsLike] | None = None,
     strategies: Sequence[str] | None = None,
     budgets: Sequence[int] | None = None,
     title: str = "ir_rarity campaign report",
@@ -162,6 +163,8 @@ def report(
         pooling: Simulate judging strategies (``strategies`` at ``budgets`` judgments per query).
         complementarity: Add the teams' fusion, contribution and Shapley values against their rarity
             (:func:`ir_rarity.complementarity.complementarity`; off by default, it evaluates many fused runs).
+        judges: Other judges' qrels of the same runs: a section compares them with ``qrels``
+            (:func:`ir_rarity.compare_judges`: agreement overall and by rarity, leaderboards, runs).
         strategies: Pooling strategies (default depth, rbp(p=0.8), mtf, rarity(beta=0.5,p=0.8)).
         budgets: Judgments per query (default 10, 20, 50).
         title: The page title.
@@ -194,7 +197,7 @@ def report(
     settings = Settings(baselines=list(baselines) if baselines else None, correction=correction, groups=groups,
                         ci=ci, resamples=resamples,
                         composition_resamples=composition_resamples, trials=trials, seed=seed, pooling=pooling,
-                        complementarity=complementarity,
+                        complementarity=complementarity, judges=tuple(judges or ()),
                         strategies=tuple(strategies) if strategies else defaults.strategies,
                         budgets=tuple(budgets) if budgets else defaults.budgets)
     team_map = read_teams(teams) if teams is not None else None

@@ -60,6 +60,7 @@ class Settings:
         rare: A relevant document retrieved by at most this many systems counts as rarely retrieved.
         complementarity: Fusion of the teams and each team's contribution against its rarity (slow: off by default).
         complementarity_samples: Orders sampled for the teams' Shapley values.
+        judges: Other judges' qrels of the same runs, compared with the report's (none by default).
 
     """
 
@@ -79,6 +80,7 @@ class Settings:
     rare: int = 2
     complementarity: bool = False
     complementarity_samples: int = 50
+    judges: tuple[Any, ...] = ()
 
 
 @dataclass
@@ -113,6 +115,7 @@ class ReportData:
         meta: Discriminative power and stability per measure.
         complementarity: Fusion, contribution and rarity of the teams
             (:func:`ir_rarity.complementarity.complementarity`).
+        judges: The report's qrels against other judges' (:func:`ir_rarity.compare_judges`), when given.
         notes: Section -> why something was left out.
         timings: Step -> seconds.
 
@@ -144,6 +147,7 @@ class ReportData:
     tau_alpha: pd.DataFrame | None = None
     meta: pd.DataFrame | None = None
     complementarity: Any = None
+    judges: Any = None
     notes: dict[str, list[str]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     _judgments: Judgments | None = field(default=None, init=False, repr=False, compare=False)

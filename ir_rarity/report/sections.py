@@ -30,6 +30,7 @@ from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
 from ir_rarity.report import charts, complementarity, gain, groups, judged, rests, topics
+from ir_rarity.report import judges as judges_section
 from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string, scale_places
 from ir_rarity.report.pairs import base_name, pair_title
 from ir_rarity.stats.scores import in_natural_order, natural_order
@@ -477,6 +478,11 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "contribution (with its runs minus without them) and Shapley value, beside its rarity score and the "
             "relevant documents only it found, with their rank correlations.",
             complementarity.render, complementarity.TEMPLATE, gather=complementarity.gather),
+    Section("judges", "Several judges",
+            "The report's qrels against other judges' qrels of the same runs: Cohen's kappa and Krippendorff's "
+            "alpha on the documents both judged, overall and per S_d bucket (rare documents are where judges' "
+            "false positives become innovation), each judge's leaderboard compared, and the runs that move most.",
+            judges_section.render, judges_section.TEMPLATE, gather=judges_section.gather),
     Section("per-query", "Per query",
             "Each run's per-query difference from the baseline, or without one from the query's median over the "
             "runs: blue cells are queries where the run does better, red worse; runs are sorted by their mean "

@@ -161,7 +161,7 @@ def test_hand_group_tests(hand: Hand) -> None:
         with warnings.catch_warnings():  # scipy on near-equal differences
             warnings.simplefilter("ignore", RuntimeWarning)
             p = sps.ttest_ind(x, y, equal_var=False).pvalue
-        pvalues += [p, p]  # group x against the rest, group y against the rest: the same test mirrored
+        pvalues.append(p)  # two groups: x against y is one hypothesis (y against x is its mirror, not tested)
         got = result.groups[result.groups["measure"] == measure].set_index("group")
         assert got.loc["x", "gap"] == pytest.approx(x.mean() - y.mean(), abs=1e-12)
         assert got.loc["x", "p_value"] == pytest.approx(p, abs=1e-12)
@@ -222,6 +222,26 @@ def test_round1_with_a_lenient_judge() -> None:
         top_a = {r for r in ma.index if (ma > ma[r] + 1e-12).sum() < 10}
         top_b = {r for r in mb.index if (mb > mb[r] + 1e-12).sum() < 10}
         assert got["top10_overlap"] == pytest.approx(len(top_a & top_b) / max(len(top_a), len(top_b)), abs=1e-15)
-    assert set(result.groups["group"]) == {"automatic", "manual"}  # type: ignore[index]
+    assert result.groups["group"].tolist() == ["automatic", "automatic"]  # type: ignore[index]
     assert not math.isnan(float(result.groups["p_value"].iloc[0]))  # type: ignore[index]
     assert result.runs["judge_b"].unique().tolist() == ["lenient"]
+
+
+def test_three_groups_each_against_the_rest() -> None:
+    runs = _hand_runs()
+    a, b = _hand_qrels()
+    groups = pd.DataFrame({"run": ["r1", "r2", "r3", "r4", "r5"], "kind": ["x", "x", "y", "y", "z"]})
+    result = compare_judges([a, b], runs, ["AP"], leaderboard=groups, group_column="kind", correction="bonferroni",
+                            resamples=100)
+    assert result.groups is not None
+    got = result.groups.set_index("group")
+    assert list(got.index) == ["x", "y", "z"]
+    diffs = result.runs.set_index("run")["diff"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p_x = sps.ttest_ind(diffs[["r1", "r2"]], diffs[["r3", "r4", "r5"]], equal_var=False).pvalue
+        p_y = sps.ttest_ind(diffs[["r3", "r4"]], diffs[["r1", "r2", "r5"]], equal_var=False).pvalue
+    assert got.loc["x", "p_value"] == pytest.approx(p_x, abs=1e-12)
+    assert got.loc["x", "p_corrected"] == pytest.approx(min(1.0, 2 * p_x), abs=1e-12)  # z (one run) is no test
+    assert got.loc["y", "p_corrected"] == pytest.approx(min(1.0, 2 * p_y), abs=1e-12)
+    assert math.isnan(got.loc["z", "p_value"]) and not got.loc["z", "rejected"]

@@ -9,7 +9,8 @@ r"""Each run's score under each judge, the difference with its paired bootstrap 
   two-sample t-test (Welch, "The generalization of Student's problem when several different population variances
   are involved", Biometrika 1947; :func:`scipy.stats.ttest_ind` with ``equal_var=False``): a judge that favours g
   raises g's runs more than the others (``gap`` > 0). Every (measure, judge pair, group) is one hypothesis of one
-  family, corrected as the user names (:func:`ir_rarity.stats.correct`; Holm by default).
+  family, corrected as the user names (:func:`ir_rarity.stats.correct`; Holm by default). A column of two groups
+  gives one hypothesis per measure and pair (the first group, sorted, against the other), not it and its mirror.
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ def favour_tests(differences: pd.DataFrame, groups: pd.Series, correction: str |
     rows = []
     labelled = differences[listed].assign(group=differences.loc[listed, "run"].map(groups))
     for (measure, a, b), block in labelled.groupby(["measure", "judge_a", "judge_b"], sort=False):
-        for group in sorted(block["group"].unique()):
+        named = sorted(block["group"].unique())
+        for group in named[:1] if len(named) == 2 else named:  # two groups: one hypothesis, not it and its mirror
             inside = block["group"].to_numpy() == group
             x, y = block["diff"].to_numpy()[inside], block["diff"].to_numpy()[~inside]
             x, y = x[~np.isnan(x)], y[~np.isnan(y)]

@@ -20,7 +20,7 @@ from ir_rarity.stats.names import DIFF_INTERVALS
 if TYPE_CHECKING:
     from ir_rarity.engine.result import Evaluation
 
-__all__ = ["add_eval_options", "eval_table", "wants_table"]
+__all__ = ["add_eval_options", "eval_table", "rests_wanted", "wants_table"]
 
 
 def add_eval_options(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +56,17 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int, default=0,
                    help="seed of the randomization test and the bootstraps (0); each bootstrap draws from "
                         "numpy.random.default_rng(SEED), scipy.stats.bootstrap's rng=")
+
+
+def rests_wanted(args: argparse.Namespace) -> tuple[bool, bool]:
+    """``(unjudged, ties)``: what the evaluation gathers, asked for (``--unjudged``, ``--ties``) or for ``--covers``.
+
+    ``--covers unjudged`` and ``all`` draw the judgments of every unjudged document a run holds, and ``ties`` and
+    ``all`` read the tie range: the evaluation then reads whole runs.
+    """
+    covers = getattr(args, "covers", "topics")
+    return (bool(getattr(args, "unjudged", False)) or covers in ("unjudged", "all"),
+            bool(getattr(args, "ties", False)) or covers in ("ties", "all"))
 
 
 def wants_table(args: argparse.Namespace) -> bool:

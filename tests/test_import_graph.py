@@ -53,7 +53,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.compare", "ir_rarity.compare.uncertainty"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.pool.pool"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.compare.plots"): LAZY,
-    ("ir_rarity.cli.compare", "ir_rarity.compare.rank_column"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.pool.teams"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.provenance"): LAZY,
     ("ir_rarity.cli.commands", "ir_rarity.provenance"): LAZY_COMMAND,

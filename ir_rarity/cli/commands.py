@@ -187,8 +187,10 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
 
     Each measure's column is the text given for it (``measures``: measure -> text).
     """
+    from ir_rarity.cli.compare import rests_wanted
     from ir_rarity.evaluation import evaluate
 
+    unjudged, ties = rests_wanted(args)  # asked for, or read by --covers (runs read whole)
     if args.joint and not args.pool:
         raise _UsageError("--joint needs --pool: without a pool the runs are the campaign already")
     # Rarity measures read S_d: one run without --pool is a campaign of one system (S = 1), every R(d) = 0. (Runs
@@ -207,7 +209,7 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
                             scores="float64" if args.trec_eval_10 and not (cut and not args.pool) else None,
                             stream=True if getattr(args, "stream", False) and not cut else None,
                             memory_limit=getattr(args, "memory", None),
-                            unjudged=getattr(args, "unjudged", False), ties=getattr(args, "ties", False))
+                            unjudged=unjudged, ties=ties)
         except DegeneratePoolWarning:
             raise _UsageError(f"{', '.join(pooled)} {'needs' if len(pooled) == 1 else 'need'} a campaign: one run "
                               "was given and no --pool (S = 1, so every rarity weight is 0); give the campaign's "

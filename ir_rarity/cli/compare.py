@@ -20,7 +20,7 @@ from ir_rarity.stats.names import DIFF_INTERVALS
 if TYPE_CHECKING:
     from ir_rarity.engine.result import Evaluation
 
-__all__ = ["add_eval_options", "eval_table", "wants_table"]
+__all__ = ["add_eval_options", "eval_table", "rests_wanted", "wants_table"]
 
 
 def add_eval_options(parser: argparse.ArgumentParser) -> None:
@@ -39,13 +39,6 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ci", type=float, metavar="LEVEL", help="confidence intervals of each mean, e.g. 0.95")
     g.add_argument("--interval", choices=INTERVALS, default="bootstrap",
                    help="interval over queries: bootstrap (percentile, default) or t")
-    g.add_argument("--unjudged", action="store_true",
-                   help="beside each measure: the share of the documents it reads that are unjudged, and its bounds "
-                        "(low: unjudged non-relevant, the value; high: relevant at the lowest relevant grade); "
-                        "reads whole runs")
-    g.add_argument("--ties", action="store_true",
-                   help="beside each measure: its min and max over every order of documents with equal scores "
-                        "(trec_eval's order stays the value); reads whole runs")
     g.add_argument("--covers", choices=COVERS_CHOICES, default="topics",
                    help="with --ci: what the interval accounts for: topics (the bootstrap over queries, default), "
                         "unjudged (drawn judgments of the unjudged documents), ties (every order of tied "
@@ -65,6 +58,17 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
                         "numpy.random.default_rng(SEED), scipy.stats.bootstrap's rng=")
 
 
+def rests_wanted(args: argparse.Namespace) -> tuple[bool, bool]:
+    """``(unjudged, ties)``: what the evaluation gathers, asked for (``--unjudged``, ``--ties``) or for ``--covers``.
+
+    ``--covers unjudged`` and ``all`` draw the judgments of every unjudged document a run holds, and ``ties`` and
+    ``all`` read the tie range: the evaluation then reads whole runs.
+    """
+    covers = getattr(args, "covers", "topics")
+    return (bool(getattr(args, "unjudged", False)) or covers in ("unjudged", "all"),
+            bool(getattr(args, "ties", False)) or covers in ("ties", "all"))
+
+
 def wants_table(args: argparse.Namespace) -> bool:
     """Whether any option of this package was given (else ``eval`` prints its plain table).
 
@@ -81,7 +85,7 @@ def wants_table(args: argparse.Namespace) -> bool:
         raise ParameterError(f"--covers {args.covers} needs --ci LEVEL (the level of the interval)")
     if args.plot and not args.composition:
         raise ParameterError("--plot needs --composition")
-    wanted = compared or args.ci is not None or args.composition or args.unjudged or args.ties
+    wanted = compared or args.ci is not None or args.composition
     if wanted and args.per_query:
         raise ParameterError("-q prints per-query values; drop it to compare runs, give intervals or composition")
     if args.composition and args.pool:
@@ -95,10 +99,6 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     from ir_rarity.compare.uncertainty import composition, depends_on_pool
     from ir_rarity.pool.pool import Pool
 
-    if args.ties and "-" not in args.runs:  # runs whose rank column says another order than their scores
-        from ir_rarity.compare.rank_column import rank_column_check
-
-        rank_column_check(evaluation, list(args.runs), split_by_tag=args.split_by_tag)
     comp = None
     measures, campaign, qrels = evaluation.measures, evaluation.campaign, evaluation.qrels
     if args.composition:
@@ -120,6 +120,6 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
                            correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
                            interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,
                            covers=args.covers, draws=args.draws,
-                           order=order, diff_interval=args.diff_interval, unjudged=args.unjudged, ties=args.ties)
+                           order=order, diff_interval=args.diff_interval)
     return table.render(args.format, args.places)
 

@@ -130,6 +130,9 @@ class JudgmentModel:
 def fit_model(campaign: MemberCampaign, qrels: EncodedQrels, rel: int = 1, prior: float = 5.0) -> JudgmentModel:
     """Fit the model on every member row of ``campaign`` and the judged pairs among them (whole arrays).
 
+    Raises:
+        ParameterError: the campaign keeps only the rows some measures read (not whole runs).
+
     Args:
         campaign: The campaign (all its members' rows are read once).
         qrels: The judgments, encoded for ``campaign``.
@@ -138,6 +141,11 @@ def fit_model(campaign: MemberCampaign, qrels: EncodedQrels, rel: int = 1, prior
 
     """
     rows = campaign.member_rows(qrels)
+    if rows.returned is not None:
+        rows.release()
+        raise ParameterError("the unjudged documents' judgments are drawn from whole runs, and this campaign keeps "
+                             "only the rows its measures read: evaluate with unjudged=True (runs read whole) or "
+                             "build the pool with Pool.from_runs")
     labels = rows.labels()
     bucket = sd_bucket(rows.s_d(None)[0])
     judged = labels != UNJUDGED

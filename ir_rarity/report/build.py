@@ -206,7 +206,8 @@ def report(
     if not given:
         data.timings = {"evaluate": evaluated, **data.timings}
     provenance = collect(command if command is not None else "ir_rarity.report(...)",
-                         _inputs(runs, qrels, teams), evaluation.attrs(),
+                         list(dict.fromkeys(_inputs(runs, qrels, teams) + _inputs([], None, leaderboard))),
+                         evaluation.attrs(),
                          measures=data.labels, baselines=data.baselines,
                          correction=data.leaderboard.settings["correction"] if data.leaderboard else None,
                          ci=ci, resamples=resamples,

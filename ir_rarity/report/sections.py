@@ -31,6 +31,7 @@ from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
 from ir_rarity.report import charts, complementarity, gain, groups, judged, rests, topics
 from ir_rarity.report import judges as judges_section
+from ir_rarity.report.facts import compact_lines
 from ir_rarity.report.markup import FIRST_DESCENDING, frame_table, json_for_script, number, render_string, scale_places
 from ir_rarity.report.pairs import base_name, pair_title
 from ir_rarity.stats.scores import in_natural_order, natural_order
@@ -221,7 +222,7 @@ def _meta(data: ReportData, _: Provenance) -> dict[str, Any]:
 
 
 def _provenance(_: ReportData, provenance: Provenance) -> dict[str, Any]:
-    return {"lines": provenance.lines(), "payload": json_for_script(provenance.as_dict(), indent=2)}
+    return {"lines": compact_lines(provenance), "payload": json_for_script(provenance.as_dict(), indent=2)}
 
 
 # ---------------------------------------------------------------------------------------------- section markup
@@ -517,8 +518,9 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "how many run pairs each measure tells apart (discriminative power) and how stably (topic subsets).",
             _meta, _META, gather=_gather_meta),
     Section("provenance", "Provenance",
-            "What produced this page and from which inputs (versions, command, each input's size and SHA-256, the "
-            "pool); the same facts are embedded as JSON in the element #provenance-json.",
+            "What produced this page and from which inputs (versions, command, each input's size and SHA-256, a "
+            "folder of runs once with its manifest hash, the pool); every fact, each input file included, is "
+            "embedded as JSON in the element #provenance-json.",
             _provenance, _PROVENANCE),
 ]}
 """Section key -> :class:`Section`, in page order."""

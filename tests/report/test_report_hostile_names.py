@@ -18,6 +18,7 @@ import pytest
 
 import ir_rarity
 from ir_rarity.cli import main
+from ir_rarity.report.facts import compact_lines
 
 HOSTILE = ["<!--<script>", "</script><script>alert(1)</script>", "<img src=x onerror=alert(1)>", "-->",
            "&amp; \"double\" 'single'", "line\u2028separator\u2029paragraph"]
@@ -141,7 +142,7 @@ def test_no_element_the_report_did_not_write(hostile: tuple[ir_rarity.report.Rep
     assert facts == json.loads(json.dumps(built.provenance.as_dict(), default=str))
     assert any("<!--<script></script><img src=x onerror=alert(1)>" in i["name"] for i in facts["inputs"])
     assert shlex.split(facts["command"])[-1] == TITLE
-    assert page.texts["pre#provenance-lines"] == "\n".join(built.provenance.lines())
+    assert page.texts["pre#provenance-lines"] == "\n".join(compact_lines(built.provenance))  # a name stays on its line
 
 
 def test_cli_title_is_text(hand_files: dict[str, Path], tmp_path: Path) -> None:
@@ -208,7 +209,7 @@ def test_hostile_names_in_a_browser(browser: Any, hostile: tuple[ir_rarity.repor
     facts = browser.execute_script("return JSON.parse(document.getElementById('provenance-json').textContent)")
     assert facts == json.loads(json.dumps(built.provenance.as_dict(), default=str))
     assert browser.execute_script("return document.getElementById('provenance-lines').textContent") == \
-        "\n".join(built.provenance.lines())
+        "\n".join(compact_lines(built.provenance))
     # the per-query heat map labels every run by its name, as written
     labels = browser.execute_script("return Array.from(document.querySelectorAll('#per-query-0 .ytick text'))"
                                     ".map(t => t.textContent)")

@@ -272,3 +272,32 @@ def test_notebook_display_is_a_lite_summary(round1_report: ir_rarity.report.Repo
         best = built.data.table.index[0] if built.data.table is not None else table.index[0]
         assert f'<td class="text">{best}</td>' in lite
     assert 'report.save("report.html")' in unmarked._repr_html_()  # not saved: how to save it
+
+
+# ---------------------------------------------------------------------------------------------- provenance
+def test_a_campaign_folder_is_one_line_of_the_provenance_block(tmp_path: Path) -> None:
+    import hashlib
+
+    from ir_rarity.provenance import collect
+    from ir_rarity.report.facts import compact_lines, manifest_hash
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    texts = {f"r{i}.run": f"1 Q0 d{i} 1 1.0 r{i}\n1 Q0 d9 2 0.5 r{i}\n" for i in range(6)}
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d9 0\n", encoding="utf-8")
+    provenance = collect("ir-rarity report", [str(qrels), str(folder)], {})
+    lines = compact_lines(provenance)
+    folder_lines = [line for line in lines if str(folder) in line]
+    assert len(folder_lines) == 1  # once, not once per file, and not twice
+    # the manifest is sha256sum's lines of the folder, sorted by name, hashed again (computed here by hashlib)
+    listing = "".join(f"{hashlib.sha256(t.encode()).hexdigest()}  {n}\n" for n, t in sorted(texts.items()))
+    expected = hashlib.sha256(listing.encode()).hexdigest()
+    assert folder_lines[0] == (f"input folder: {folder}: 6 files, {sum(len(t) for t in texts.values())} bytes, "
+                               f"manifest sha256 {expected}")
+    assert manifest_hash([(n, hashlib.sha256(t.encode()).hexdigest()) for n, t in texts.items()]) == expected
+    qrels_sha = hashlib.sha256(qrels.read_bytes()).hexdigest()
+    assert f"input: {qrels} ({qrels.stat().st_size} bytes, sha256 {qrels_sha})" in lines
+    assert sum(line.count(str(qrels)) for line in lines) == 1

@@ -62,7 +62,13 @@ def test_zstd_cut_short_is_one_line(plain: dict[str, Path], tmp_path: Path) -> N
 
 
 def _table(stdout: str) -> pd.DataFrame:
-    return pd.read_csv(io.StringIO(stdout), sep="\t", comment="#", index_col=0)
+    """The printed means: a table (a header ``run``, a row per run) or, for one run, ``measure<TAB>value`` lines
+    as the ir_measures command prints them (a one-row table named ``run``)."""
+    lines = [line for line in stdout.splitlines() if line and not line.startswith("#")]
+    if lines[0].startswith("run\t"):
+        return pd.read_csv(io.StringIO("\n".join(lines)), sep="\t", index_col=0)
+    pairs = [line.split("\t") for line in lines]
+    return pd.DataFrame([[float(v) for _, v in pairs]], columns=[m for m, _ in pairs], index=["run"])
 
 
 def _eval(*args: object, stdin: bytes | None = None) -> pd.DataFrame:
@@ -79,7 +85,7 @@ def test_stdin_and_zstd_round_trips(plain: dict[str, Path], tmp_path: Path) -> N
     packed_qrels = tmp_path / "qrels.zst"
     packed_qrels.write_bytes(_zstd(plain["qrels"].read_bytes()))
     expected = _eval(plain["qrels"], plain["run"])
-    assert expected.index.tolist() == ["BERT"] and expected.to_numpy().min() > 0
+    assert expected.columns.tolist() == ["P@10", "AP", "nDCG@10"] and expected.to_numpy().min() > 0
     for got in (_eval(plain["qrels"], "-", stdin=plain["run"].read_bytes()),
                 _eval(plain["qrels"], "-", stdin=packed_run.read_bytes()),
                 _eval(packed_qrels, packed_run), _eval(packed_qrels, plain["run"])):

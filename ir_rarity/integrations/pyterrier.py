@@ -99,6 +99,8 @@ def Experiment(
     joint: bool = False,
     teams: Mapping[str, str] | str | tuple[str, str] | None = None,
     ci: float | None = None,
+    unjudged: bool = False,
+    ties: bool = False,
 ) -> Any:
     r"""Compare systems as ``pt.Experiment`` does, with rarity measures computed against all of them.
 
@@ -166,6 +168,11 @@ def Experiment(
         ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<m> ci low"`` and
             ``"<m> ci high"`` after each measure, a percentile bootstrap over queries (seed 0,
             :func:`ir_rarity.compare.intervals.add_intervals`).
+        unjudged: Add each measure's ``"<m> unjudged"`` (mean share of the documents it reads that are unjudged),
+            ``"<m> low"`` and ``"<m> high"`` (unjudged documents non-relevant, and relevant at the lowest relevant
+            grade; :meth:`ir_rarity.Evaluation.bounds`), after the other columns.
+        ties: Add each measure's ``"<m> ties low"`` and ``"<m> ties high"``: its min and max over every order of
+            documents with equal scores (:meth:`ir_rarity.Evaluation.ties`).
 
     Returns:
         What ``pt.Experiment`` returns: the means table (a Styler with ``highlight``), the per-query frame, or both
@@ -206,5 +213,6 @@ def Experiment(
     runs = run_systems(systems, names, topics_frame, batch_size, saving, verbose is True)
     backfill = [] if perquery is False else backfill_topics(topics_frame, qrels_frame)
     scores = score(runs, names, qrels_frame, measures, backfill,
-                    {"pool": pool, "joint": joint, "teams": teams, "progress": verbose is True})
+                    {"pool": pool, "joint": joint, "teams": teams, "progress": verbose is True,
+                     "unjudged": unjudged, "ties": ties})
     return render(scores, options, perquery, dataframe, highlight, ci, save_dir)

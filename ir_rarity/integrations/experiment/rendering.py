@@ -188,6 +188,8 @@ def render(scores: Scores, options: Options, perquery: bool | str, dataframe: bo
     table = _render_table(scores, means, options, blocks, scores.measures.mrt)
     if ci is not None:
         table = _with_intervals(table, scores, ci)
+    if scores.rests is not None:  # each measure's unjudged share, bounds and tie range, after the columns
+        table = table.merge(scores.rests, left_on="name", right_index=True, how="left")
     per_query = _perquery_frame(scores, options.round) if save_dir is not None or (perquery and dataframe) else None
     if save_dir is not None and per_query is not None:
         _save_summaries(save_dir, table, per_query, scores.names)

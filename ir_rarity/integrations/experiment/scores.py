@@ -16,6 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.compare.rests import rest_frame
 from ir_rarity.engine import aggregate, exact_sums, skips_undefined
 from ir_rarity.errors import InputError
 from ir_rarity.evaluation import evaluate
@@ -51,6 +52,8 @@ class Scores:
             tests add them up in).
         status: ``status[s, q]``: RETRIEVED, NOT_RETRIEVED or BACKFILLED.
         mrt: Each system's mean response time (ms per qrels query).
+        rests: With ``unjudged``/``ties``: per system (index ``name``), each measure's ``"<m> unjudged"``,
+            ``"<m> low"``, ``"<m> high"``, ``"<m> ties low"``, ``"<m> ties high"`` (:mod:`ir_rarity.compare.rests`).
     """
 
     names: list[str]
@@ -61,6 +64,7 @@ class Scores:
     order: np.ndarray
     status: np.ndarray
     mrt: np.ndarray
+    rests: pd.DataFrame | None = None
 
 
 def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Measures, backfill: list[str],
@@ -76,7 +80,8 @@ def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Meas
         qrels: The qrels (PyTerrier's columns).
         measures: The measures (:func:`~.inputs.convert_measures`).
         backfill: Topics without qrels (NaN rows), or none.
-        evaluate_options: ``pool``, ``joint``, ``teams`` and ``progress`` for :func:`ir_rarity.evaluate`.
+        evaluate_options: ``pool``, ``joint``, ``teams``, ``progress``, ``unjudged`` and ``ties`` for
+            :func:`ir_rarity.evaluate`.
 
     Returns:
         The per-query :class:`Scores`.
@@ -98,7 +103,11 @@ def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Meas
     ordered = any(not is_ours(m) for m in measures.measures)
     order, status = _query_orders(runs, qrels_qids, backfill, ordered)
     mrt = np.array([r.ms / len(qrels_qids) for r in runs], dtype=np.float64)
-    return Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt)
+    unjudged, ties = bool(evaluate_options.get("unjudged")), bool(evaluate_options.get("ties"))
+    rests = pd.concat([rest_frame(evaluation, m, unjudged, ties, key=column) for m, column in
+                       zip(measures.measures, measures.columns, strict=True)], axis=1).rename_axis("name") \
+        if unjudged or ties else None
+    return Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt, rests)
 
 
 def _query_orders(runs: list[Run], qrels_qids: list[str], backfill: list[str], ordered: bool

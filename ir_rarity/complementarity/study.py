@@ -60,9 +60,11 @@ class Complementarity:
             beside the best single run.
         contribution: ``method, team, measure, with, without, contribution`` (with minus without).
         shapley: Shapley values of the teams for ``shapley_method`` and ``shapley_measure``.
-        teams: One row per team: ``team, n_runs``, its rarity score per rarity measure, ``contribution``,
-            ``shapley``, ``shapley_se``, ``unique_relevant``.
-        correlations: ``rarity_measure, against, n_teams, spearman, spearman_p, kendall, kendall_p``.
+        teams: One row per team: ``team, n_runs``, its rarity score per rarity measure (and its score of the
+            Shapley measure, when that is no rarity measure: effectiveness alone, for comparison),
+            ``contribution``, ``shapley``, ``shapley_se``, ``unique_relevant``.
+        correlations: ``rarity_measure, against, n_teams, spearman, spearman_p, kendall, kendall_p``; the last
+            rows, for the Shapley measure itself, say how much of a correlation effectiveness alone explains.
         settings: The parameters, and the campaign (S, what it counts, runs, queries) the values rest on.
 
     """
@@ -229,7 +231,8 @@ def complementarity(
     run_team = pd.Series(ranked.run_team, index=pd.Index(ranked.run_names, name="run"))
     table = pd.DataFrame({"team": team_names,
                           "n_runs": run_team.value_counts().reindex(team_names).to_numpy(np.int64)})
-    for label in rarity_labels:
+    reference = [] if game_measure in rarity_labels else [game_measure]  # effectiveness alone, for comparison
+    for label in rarity_labels + reference:
         grouped = member_scores[label].groupby(run_team)
         top = grouped.max() if higher_is_better(label) else grouped.min()
         score = grouped.mean() if team_score == "mean" else top
@@ -251,4 +254,4 @@ def complementarity(
                 "fused_runs_evaluated": sum(g.evaluated for g in games.values())}
     return Complementarity(similarity=similarity, team_pairs=team_similarity(similarity), clusters=clusters,
                            fusion=fusion, contribution=contribution, shapley=values, teams=table,
-                           correlations=correlations(table, rarity_labels), settings=settings)
+                           correlations=correlations(table, rarity_labels + reference), settings=settings)

@@ -2,19 +2,22 @@
 
 Files: ``similarity.csv`` (pairs of runs), ``team_similarity.csv``, ``clusters.csv``, ``fusion.csv`` (method x
 measure), ``contribution.csv`` (leave-one-team-out, every method and measure), ``teams.csv`` (the rarity table:
-team, rarity score, contribution, Shapley value, unique relevant), ``correlations.csv``, ``summary.md``, and with
-plots ``dendrogram.png`` and ``rarity.png``. Figures use matplotlib's object interface (:mod:`ir_rarity.plotting`):
-returned, written only when given a path, the backend never changed.
+team, rarity score, contribution, Shapley value, unique relevant), ``correlations.csv``, ``settings.json`` (the
+parameters and what the values were computed against), ``summary.md``, and with plots ``dendrogram.png`` and
+``rarity.png``. Figures use matplotlib's object interface (:mod:`ir_rarity.plotting`): returned, written only when
+given a path, the backend never changed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ir_rarity.complementarity.similarity import plot_dendrogram
 from ir_rarity.complementarity.study import Complementarity
@@ -63,6 +66,14 @@ def plot_rarity(result: Complementarity, measure: str | None = None, path: str |
     return written(fig, path)
 
 
+def _p_values(frame: pd.DataFrame) -> pd.DataFrame:
+    """p-values as text with two significant digits (a fixed number of places shows small ones as 0)."""
+    shown = frame.copy()
+    for column in ("spearman_p", "kendall_p"):
+        shown[column] = [f"{p:.2g}" if np.isfinite(p) else "" for p in frame[column].to_numpy(np.float64)]
+    return shown
+
+
 def summary_markdown(result: Complementarity, places: int = 4, plots: bool = True) -> str:
     """The text of ``summary.md``."""
     s = result.settings
@@ -77,7 +88,10 @@ def summary_markdown(result: Complementarity, places: int = 4, plots: bool = Tru
              f"the team has in its top {s['pool_depth']}.", "",
              render_frame(result.teams, "markdown", places), "",
              "## Is rarity correlated with what a team adds?", "",
-             render_frame(result.correlations, "markdown", places), ""]
+             render_frame(_p_values(result.correlations), "markdown", places), ""]
+    if s["shapley_measure"] not in s["rarity"]:
+        lines[-1:-1] = ["", f"The rows of {s['shapley_measure']} (each team's best or mean score of the game's own "
+                            "measure) say how much of a correlation effectiveness alone explains."]
     if plots:
         lines += ["![rarity against contribution](rarity.png)", ""]
     n_clusters = int(result.clusters["cluster"].nunique())
@@ -117,6 +131,8 @@ def _write(folder: Path, result: Complementarity, plots: bool, places: int,
               "correlations.csv": result.correlations}
     for name, frame in tables.items():
         done(write_text(folder / name, frame.to_csv(index=False)))
+    settings = {**result.settings, "computed_against": result.describe()}
+    done(write_text(folder / "settings.json", json.dumps(settings, indent=1, default=str) + "\n"))
     if plots:
         plot_dendrogram(result.similarity, result.settings["basis"], result.settings["cut"], folder / "dendrogram.png")
         done(folder / "dendrogram.png")

@@ -36,9 +36,9 @@ def test_section_when_asked() -> None:
     section = built.html[built.html.index('id="complementarity"'):]
     assert "What each team adds" in section and "S + 1" in section
     got = built.data.complementarity.teams.set_index("team")
-    # the report's campaign holds each run to the depth its measures read (here 2); the section says so
-    assert built.data.complementarity.settings["held_depth"] == 2 and "to depth 2" in section
-    direct = complementarity(QRELS, built.data.pool, ["P@2", "P_rare(alpha=0.5)@2"],
+    # the section says how deep the report's campaign holds its rankings (here whole: 3 documents)
+    assert built.data.complementarity.settings["held_depth"] == 3 and "to depth 3 at most" in section
+    direct = complementarity(QRELS, runs(), ["P@2", "P_rare(alpha=0.5)@2"], teams=TEAMS,
                              rarity=["P_rare(alpha=0.5)@2"], samples=50, seed=0).teams.set_index("team")
     np.testing.assert_allclose(got.loc[["A", "B", "C"], ["contribution", "shapley", "unique_relevant"]],
                                direct.loc[["A", "B", "C"], ["contribution", "shapley", "unique_relevant"]])

@@ -90,10 +90,16 @@ def test_round1_subset_against_independent_values(tmp_path: Path) -> None:
         assert corr.loc[("P_rare(alpha=0.5)@10", against), "kendall"] == pytest.approx(
             pair.corr(method="kendall").iloc[0, 1], abs=1e-12)
 
+    # the game's own measure, for comparison: each team's best nDCG@10 against its Shapley value
+    assert ("nDCG@10", "shapley") in corr.index
+    best_ndcg = ir_rarity.evaluate(str(runs), qrels, ["nDCG@10"], split_by_tag=True).table()["nDCG@10"]
+    np.testing.assert_allclose(teams.loc[TEAMS, "nDCG@10"],
+                               best_ndcg.groupby(pd.Series(team_of)).max().loc[TEAMS], atol=1e-12)
+
     summary = write_complementarity(tmp_path / "out", result)
     written = {p.name for p in summary.parent.iterdir()}
     assert {"similarity.csv", "clusters.csv", "fusion.csv", "contribution.csv", "teams.csv", "correlations.csv",
-            "summary.md", "dendrogram.png", "rarity.png"} <= written
+            "summary.md", "settings.json", "dendrogram.png", "rarity.png"} <= written
     assert "S + 1" in summary.read_text()
 
 

@@ -198,7 +198,7 @@ def test_two_runs_with_the_same_name(tmp_path: Path, files) -> None:
     assert_cli_error(run_cli("eval", files["qrels"], files["A"], twin, "-m", "P@2"), "two runs are named 'A'")
     # Evaluated runs and the campaign's runs are apart: A is scored against the pool that holds "other/A".
     done = run_cli("eval", files["qrels"], files["A"], "--pool", twin, "-m", "P@2")
-    assert done.returncode == 0 and done.stdout.splitlines()[1].startswith("A\t")
+    assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("P@2\t")  # one run: as ir_measures
 
 
 # ------------------------------------------------------------------------------------------ parameters

@@ -58,7 +58,8 @@ def test_eval_output_injects_nothing(browser: Any, tmp_path: Path, capsys: pytes
                                      monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
     monkeypatch.delenv("IR_RARITY_NO_PROVENANCE", raising=False)
     files = hostile_campaign(tmp_path / "in")
-    assert main(["eval", str(files["qrels"]), str(files["A"]), str(files["B"]), "-m", "P@2", "-o", fmt]) == 0
+    assert main(["eval", str(files["qrels"]), str(files["A"]), str(files["B"]), "-m", "P@2", "-o", fmt,
+                 "--provenance"]) == 0  # with the provenance comment, which nothing may close
     out = capsys.readouterr().out
     built = _page(browser, tmp_path / "page.html", markdown_to_html(out) if fmt == "markdown" else out)
     assert built["img"] == 0 and built["script"] == 0 and built["comments"] == 1

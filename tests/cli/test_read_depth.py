@@ -38,7 +38,9 @@ def test_judged_only_alone_equals_pytrec_eval(measure: str, covid_pool: ir_rarit
     qrels = tmp_path / "qrels"
     qrels.write_bytes(gzip.decompress(Path(ir_rarity.covid_round1.qrels).read_bytes()))
     assert main(["eval", str(qrels), str(path), "-m", measure, "--format", "jsonl", "-p", "-1"]) == 0
-    got = json.loads(capsys.readouterr().out)[measure]  # the column is the measure as given
+    got = json.loads(capsys.readouterr().out)  # one run: {"measure": the measure as given, "value": ...}
+    assert got["measure"] == measure
+    got = got["value"]
     standard = ir_measures.parse_measure(measure.replace("P_rare(alpha=0,", "P("))
     expected = ir_measures.calc_aggregate([standard], covid_qrels, run[["query_id", "doc_id", "score"]])[standard]
     assert got == pytest.approx(expected, abs=1e-12)

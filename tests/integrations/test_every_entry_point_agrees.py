@@ -109,8 +109,9 @@ def _values_rarity_experiment(spec: Path, run: Path, qrels: pd.DataFrame) -> dic
 
 def _values_cli(spec: Path, run: Path, qrels_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
     assert main(["eval", str(qrels_path), str(run), "--pool", str(spec), "-m", *MEASURES, "--format", "jsonl"]) == 0
-    row = json.loads(capsys.readouterr().out.splitlines()[0])
-    return {m: float(row[m]) for m in MEASURES}
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one run: as ir_measures -o jsonl
+    assert [row["measure"] for row in rows] == list(MEASURES)
+    return {row["measure"]: float(row["value"]) for row in rows}
 
 
 def _values_stock_command(spec: Path, run: Path, qrels_path: Path) -> dict[str, float]:

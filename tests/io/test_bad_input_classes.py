@@ -162,13 +162,15 @@ def test_pipes_and_process_substitution_equal_the_file(files: dict[str, Path]) -
     shell = f'"{BIN / "ir-rarity"}" eval <(cat "{files["qrels"]}") <(cat "{files["run"]}") -m P@1 -p -1'
     done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1].split("\t")[1] == expected.stdout.splitlines()[1].split("\t")[1]
-    piped = subprocess.run([str(BIN / "ir-rarity"), "eval", str(files["qrels"]), "-", "-m", "P@1", "-p", "-1"],
+    assert done.stdout.splitlines()[0].split("\t")[1] == expected.stdout.splitlines()[0].split("\t")[1]  # P@1 value
+    piped = subprocess.run([str(BIN / "ir-rarity"), "eval", str(files["qrels"]), "-", "-m", "P@1", "-p", "-1", "-o",
+                            "csv"],  # csv names the run (tsv prints one run's lines as ir_measures does)
                            input=gzip.compress(RUN.encode()), capture_output=True, timeout=120)
-    assert piped.returncode == 0 and piped.stdout.decode().splitlines()[1] == "stdin\t1.0"
-    qrels_in = subprocess.run([str(BIN / "ir-rarity"), "eval", "-", str(files["run"]), "-m", "P@1", "-p", "-1"],
+    assert piped.returncode == 0 and piped.stdout.decode().splitlines()[1] == "stdin,1.0"
+    qrels_in = subprocess.run([str(BIN / "ir-rarity"), "eval", "-", str(files["run"]), "-m", "P@1", "-p", "-1", "-o",
+                               "csv"],
                               input=QRELS.encode(), capture_output=True, timeout=120)
-    assert qrels_in.returncode == 0 and qrels_in.stdout.decode().splitlines()[1] == "run\t1.0"
+    assert qrels_in.returncode == 0 and qrels_in.stdout.decode().splitlines()[1] == "run,1.0"
 
 
 def test_a_long_stream_is_read_whole(tmp_path: Path) -> None:

@@ -9,8 +9,10 @@ tied rows (same run, query and score, compared at the campaign's precision):
   For the measures of :data:`MONOTONE` this is exact: each is a sum over relevant positions of terms that do not
   grow with the rank (P@k, R@k, nDCG@k, DCG-type and RBP by the rearrangement inequality; AP and AP_rare since
   :math:`\sum_{i \ge j} 1/i` falls with :math:`j`; RR; Bpref and ASL count the documents above each relevant
-  one), so moving a higher gain up never lowers the value (tested against every permutation of small groups).
-  The gain is the measure's own: the rarity-weighted gain for the rarity families, the label otherwise.
+  one; R_rare and Rprec count what lies within a depth), so moving a higher gain up never lowers the value (tested
+  against every permutation of small groups for P@k, nDCG@k, AP, RR, P_rare, AP_rare, Bpref and R_rare).
+  The gain is the measure's own: the rarity-weighted gain for :data:`GAINED`, the label otherwise (an nDCG
+  ``gains`` mapping is assumed to grow with the label).
 * **expected value** over the :math:`\prod_g n_g!` equally likely orders (McSherry & Najork, ECIR 2008): for a
   measure linear in positions, :math:`\sum_i g_i \bar\delta_{G(i)}` with :math:`\bar\delta_G` the mean discount of
   group G's positions (P@k, R@k, nDCG@k, RBP, P_rare, nDCG_rare); for AP and AP_rare, with :math:`r` relevant rows
@@ -50,7 +52,7 @@ MONOTONE = frozenset({"P", "R", "AP", "nDCG", "RR", "Rprec", "Bpref", "RBP", "P_
                       "R_rare", "ASL"})
 """Measures whose range over tie orders is the one of the two gain orders (see the module)."""
 
-GAINED = frozenset({"P_rare", "AP_rare", "nDCG_rare"})
+GAINED = frozenset({"P_rare", "AP_rare", "nDCG_rare", "R_rare"})
 """Rarity families whose rows are ordered by their rarity-weighted gain (:func:`~ir_rarity.engine.compute.row_gain`)."""
 
 

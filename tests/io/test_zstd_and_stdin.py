@@ -90,3 +90,13 @@ def test_stdin_and_zstd_round_trips(plain: dict[str, Path], tmp_path: Path) -> N
                 _eval(plain["qrels"], "-", stdin=packed_run.read_bytes()),
                 _eval(packed_qrels, packed_run), _eval(packed_qrels, plain["run"])):
         assert got.to_numpy().tolist() == expected.to_numpy().tolist()
+
+
+def test_a_zstd_bomb_is_refused_while_reading(tmp_path: Path) -> None:
+    """40 MB of run lines in a few kilobytes of zstd: past 20 times its size plus 32 MiB, reading stops."""
+    line = b"q1 Q0 d1 1 1.0 r\n"
+    bomb = tmp_path / "bomb.zst"
+    bomb.write_bytes(zstandard.ZstdCompressor(level=19).compress(line * (40_000_000 // len(line))))
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(InputError, match="zstd data expanding more than 20 times its size"):
+        read_trec_run(bomb)

@@ -16,7 +16,7 @@ Two forms of the same YAML document (:func:`write_metadata` chooses by the file'
 * **plain YAML** (``*.yml``, ``*.yaml``: repro_eval's ``MetadataHandler.read_metadata_template``).
 
 A campaign folder (or glob) is recorded once, by a manifest: its name, its number of files, their total size and
-the SHA-256 of its sorted ``(path, size, sha256)`` lines (:func:`manifest`), not one entry per run. A file named
+the SHA-256 of its files' ``sha256sum`` lines sorted by name (:func:`manifest`), not one entry per run. A file named
 ``.ir-metadata`` gets TIREx's JSON (``sys``, ``pkg_resources``; :func:`tirex_document`) with the PRIMAD document
 under ``ir_metadata``.
 """
@@ -43,8 +43,9 @@ from ir_rarity.io.files import write_text
 if TYPE_CHECKING:
     from ir_rarity.provenance import InputFile, Provenance
 
-__all__ = ["HEADER_END", "HEADER_START", "TIREX_FILE", "document", "header_text", "manifest", "metadata_form",
-           "platform_facts", "read_header", "source_facts", "tirex_document", "write_metadata", "yaml_text"]
+__all__ = ["HEADER_END", "HEADER_START", "TIREX_FILE", "document", "header_text", "manifest", "manifest_hash",
+           "metadata_form", "platform_facts", "read_header", "source_facts", "tirex_document", "write_metadata",
+           "yaml_text"]
 
 HEADER_START = "# ir_metadata.start"
 """The first line of the header form (repro_eval's ``META_START``)."""
@@ -126,16 +127,31 @@ def _git(folder: Path, *args: str) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
+def manifest_hash(files: Sequence[tuple[str, str]]) -> str:
+    """The SHA-256 of one ``sha256sum`` line per file (``<sha256>  <name>``), sorted by name.
+
+    ``cd FOLDER && sha256sum * | sort -k2 | sha256sum`` gives it again (in the C locale); the report's provenance
+    block shows the same hash.
+
+    Args:
+        files: ``(name, sha256)`` of each file, the name relative to the folder.
+
+    """
+    lines = "".join(f"{sha}  {name}\n" for name, sha in sorted(files))
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
 def manifest(name: str, files: Sequence[InputFile]) -> dict[str, Any]:
     """One record for a folder's or glob's files: name, number of files, total size, manifest SHA-256.
 
-    The manifest hash is the SHA-256 of the lines ``path<TAB>size<TAB>sha256`` of its files sorted by path, each
-    path relative to the folder ``name`` names (so the same campaign copied elsewhere has the same hash).
+    The manifest hash is :func:`manifest_hash` of the files, each named relative to the folder ``name`` names (a
+    glob's files by the names they were listed by), so the same campaign copied elsewhere has the same hash; the
+    size and the number of files are recorded beside it.
     """
     base = name if os.path.isdir(name) else None
-    lines = sorted(f"{os.path.relpath(f.name, base) if base else f.name}\t{f.size}\t{f.sha256}\n" for f in files)
+    named = [(os.path.relpath(f.name, base) if base else f.name, f.sha256 or "") for f in files]
     return {"name": name, "files": len(files), "size": sum(f.size or 0 for f in files),
-            "manifest sha256": hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()}
+            "manifest sha256": manifest_hash(named)}
 
 
 def _grouped(inputs: Sequence[InputFile]) -> list[dict[str, Any]]:
@@ -153,8 +169,8 @@ def _grouped(inputs: Sequence[InputFile]) -> list[dict[str, Any]]:
 
 
 def _all_inputs_hash(inputs: Sequence[InputFile]) -> str:
-    lines = sorted(f"{i.name}\t{i.size}\t{i.sha256}\n" for i in inputs)
-    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+    """:func:`manifest_hash` of every input, each by its name as given (a name that is no file: an empty hash)."""
+    return manifest_hash([(i.name, i.sha256 or "") for i in inputs])
 
 
 # ------------------------------------------------------------------------------------------------- the document

@@ -59,8 +59,12 @@ def test_a_folder_is_one_manifest_whose_hash_is_the_sorted_file_list(campaign: d
     inputs = doc["ir_rarity"]["inputs"]
     assert len(inputs) == 1 and inputs[0]["name"] == str(campaign["runs"]) and inputs[0]["files"] == 3
     files = sorted(campaign["runs"].iterdir())
-    lines = sorted(f"{f.name}\t{f.stat().st_size}\t{_sha(f.read_bytes())}\n" for f in files)  # by hand
-    assert inputs[0]["manifest sha256"] == _sha("".join(lines).encode())
+    if shutil.which("sha256sum"):  # what `cd runs && sha256sum * | LC_ALL=C sort -k2 | sha256sum` prints
+        listing = subprocess.run("sha256sum * | LC_ALL=C sort -k2", shell=True, cwd=campaign["runs"],
+                                 capture_output=True, text=True, check=True).stdout
+    else:  # the same lines, by hand
+        listing = "".join(f"{_sha(f.read_bytes())}  {f.name}\n" for f in files)
+    assert inputs[0]["manifest sha256"] == _sha(listing.encode())
     assert inputs[0]["size"] == sum(f.stat().st_size for f in files)
     text = yaml_text(doc)
     assert text.count(str(campaign["runs"])) == 1  # the folder once, no run listed with its path twice

@@ -22,7 +22,17 @@ if TYPE_CHECKING:
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.resolve import counts_depth, resolve_campaign
     from ir_rarity.pool.store.cached import cached_campaign, clear_cached_campaigns
-    from ir_rarity.pool.stream import StreamedCampaign, should_stream, stream_campaign, streamable
+    from ir_rarity.pool.stream import (
+        Counts,
+        StreamedCampaign,
+        count_depths,
+        count_files,
+        file_blocks,
+        pass_two_rows,
+        should_stream,
+        stream_campaign,
+        streamable,
+    )
     from ir_rarity.pool.teams import read_teams, teams_file
 
 _LAZY = {
@@ -45,6 +55,11 @@ _LAZY = {
     "run_name_from_path": "ir_rarity.pool.build.sources",
     "top_k": "ir_rarity.pool.build.runs",
     "StreamedCampaign": "ir_rarity.pool.stream",
+    "Counts": "ir_rarity.pool.stream",
+    "count_depths": "ir_rarity.pool.stream",
+    "count_files": "ir_rarity.pool.stream",
+    "file_blocks": "ir_rarity.pool.stream",
+    "pass_two_rows": "ir_rarity.pool.stream",
     "should_stream": "ir_rarity.pool.stream",
     "stream_campaign": "ir_rarity.pool.stream",
     "streamable": "ir_rarity.pool.stream",
@@ -57,15 +72,20 @@ _LAZY = {
 __all__ = [
     "POOL_ENV",
     "CountTable",
+    "Counts",
     "Origin",
     "Pool",
     "StreamedCampaign",
     "active_pool",
     "cached_campaign",
     "clear_cached_campaigns",
+    "count_depths",
+    "count_files",
     "counts_depth",
     "duckdb_counts_sql",
     "expand_run_paths",
+    "file_blocks",
+    "pass_two_rows",
     "path_specs",
     "read_runs",
     "read_teams",

@@ -22,6 +22,7 @@ the same kernels, so the values are the same to the last bit (tests compare them
 
 from __future__ import annotations
 
+import copy
 import gzip
 import math
 import os
@@ -36,18 +37,19 @@ import pandas as pd
 from ir_rarity.engine.codes import KEY_SHIFT, ScorePrecision, pair_keys, sorted_lookup
 from ir_rarity.engine.compute import is_engine_measure, s_d_depth
 from ir_rarity.engine.contract import CampaignInfo
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.pages import release_freed_memory
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.rows import Rows
 from ir_rarity.engine.runs import Duplicates, RankedRuns, string_hashes
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.raw import is_plain_file
-from ir_rarity.pool.build.retention import Retention
+from ir_rarity.pool.build.retention import Retention, required_depth, required_rows
 from ir_rarity.pool.build.sources import origin_of, run_files, run_name_from_path
 from ir_rarity.pool.pool import Pool
 
-__all__ = ["BYTES_PER_ROW", "StreamedCampaign", "estimate_rows", "parse_memory", "should_stream", "stream_campaign",
-           "streamable"]
+__all__ = ["BYTES_PER_ROW", "Counts", "StreamedCampaign", "count_depths", "count_files", "estimate_rows", "file_blocks",
+           "parse_memory", "pass_two_rows", "should_stream", "stream_campaign", "streamable"]
 
 BYTES_PER_ROW = 56
 """Bytes an in-memory campaign holds per row it reads (44-56 measured at 500 and 1,000 synthetic runs, whole-ranking
@@ -213,37 +215,75 @@ class _Vocabulary:
         return pd.Index(pa.concat_arrays(self.chunks).to_pandas(types_mapper=pd.ArrowDtype).astype("str"))
 
 
-class _Counts:
-    """S_d at several depths, counted block by block (pass 1).
+class Counts:
+    """S_d at several depths of consecutive run files, counted block by block (pass 1), and their runs' names.
 
     Strings get codes in the order they first appear (:class:`_Vocabulary`), so a code never changes and the counts
-    are merged into one sorted key array per depth as blocks come. :meth:`finish` sorts the vocabularies once and
-    the keys with them.
+    are merged into one sorted key array per depth as blocks come. The counts of later files are added with
+    :meth:`merge` (what Dask's tasks reduce). :meth:`finish` sorts the vocabularies once and the keys with them.
+
+    Attributes:
+        depths: The depths S_d is counted at (None: whole runs).
+        file_runs: The runs of each file counted, in order.
+
     """
 
     def __init__(self, depths: Sequence[int | None]) -> None:
+        self.depths = list(depths)
         self.queries = _Vocabulary()
         self.docs = _Vocabulary()
         self.tables: dict[int | None, tuple[np.ndarray, np.ndarray]] = {
-            d: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for d in depths}
+            d: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for d in self.depths}
+        self.file_runs: list[list[str]] = []
+        self._seen: set[str] = set()
+
+    def add_runs(self, file_runs: list[list[str]]) -> None:
+        """Record the runs of the next files.
+
+        Raises:
+            InputError: a run named as one counted before.
+
+        """
+        for runs in file_runs:
+            for name in runs:
+                if name in self._seen:
+                    raise InputError(f"two runs are named {name!r}; run names must be unique")
+                self._seen.add(name)
+            self.file_runs.append(list(runs))
 
     def add(self, pool: Pool) -> None:
         """Add the counts of one block's pool (runs cut at the deepest depth) at every depth."""
         query_codes, doc_codes = self.queries.coded(pool.encoded.queries), self.docs.coded(pool.encoded.docs)
         block_keys = pool._unique_keys
-        for depth, (keys, counts) in self.tables.items():
+        for depth in self.tables:
             found = pool._count_table(depth)
             present = np.flatnonzero(found)
-            added = pair_keys(query_codes[block_keys[present] >> KEY_SHIFT], doc_codes[block_keys[present] & _MASK])
-            order = np.argsort(added)
-            added, number = added[order], found[present][order].astype(np.int64)
-            at = np.searchsorted(keys, added)
-            known = at < len(keys)
-            known[known] = keys[at[known]] == added[known]
-            counts = counts.copy()
-            counts[at[known]] += number[known]
-            fresh = ~known
-            self.tables[depth] = (np.insert(keys, at[fresh], added[fresh]), np.insert(counts, at[fresh], number[fresh]))
+            self._add_keys(depth, pair_keys(query_codes[block_keys[present] >> KEY_SHIFT],
+                                            doc_codes[block_keys[present] & _MASK]), found[present])
+
+    def merge(self, other: Counts) -> Counts:
+        """These counts with those of the files after them added (``other`` is left as it is); returns self."""
+        if other.depths != self.depths:
+            raise ValueError("counts of other depths cannot be merged")
+        self.add_runs(other.file_runs)
+        query_codes = self.queries.coded(other.queries.strings())
+        doc_codes = self.docs.coded(other.docs.strings())
+        for depth, (keys, counts) in other.tables.items():
+            self._add_keys(depth, pair_keys(query_codes[keys >> KEY_SHIFT], doc_codes[keys & _MASK]), counts)
+        return self
+
+    def _add_keys(self, depth: int | None, added: np.ndarray, number: np.ndarray) -> None:
+        """Add ``number`` to the count of each pair key ``added`` (in this vocabulary's codes) at ``depth``."""
+        keys, counts = self.tables[depth]
+        order = np.argsort(added)
+        added, number = added[order], np.asarray(number)[order].astype(np.int64)
+        at = np.searchsorted(keys, added)
+        known = at < len(keys)
+        known[known] = keys[at[known]] == added[known]
+        counts = counts.copy()
+        counts[at[known]] += number[known]
+        fresh = ~known
+        self.tables[depth] = (np.insert(keys, at[fresh], added[fresh]), np.insert(counts, at[fresh], number[fresh]))
 
     def finish(self) -> tuple[pd.Index, pd.Index, np.ndarray, np.ndarray]:
         """The sorted query-id and docno vocabularies, and the sorted position of each first-seen code of each.
@@ -324,15 +364,18 @@ class StreamedCampaign:
     engine asks for it. Made by :func:`stream_campaign`.
     """
 
-    def __init__(self, files: list[Path], file_runs: list[list[str]], counts: _Counts, retention: Retention | None,
-                 *, duplicates: Duplicates, split_by_tag: bool | None, scores: ScorePrecision,
-                 blocks: list[tuple[int, int]]) -> None:
-        self._files, self._file_runs, self._blocks = files, file_runs, blocks
+    def __init__(self, files: list[Path], counts: Counts, retention: Retention | None, *, duplicates: Duplicates,
+                 split_by_tag: bool | None, scores: ScorePrecision, blocks: Sequence[tuple[int, int]]) -> None:
+        file_runs = counts.file_runs
+        if len(file_runs) != len(files):
+            raise ValueError("counts of other files")
+        self._files, self._file_runs, self._blocks = list(files), file_runs, list(blocks)
         self._queries, self._docs, self._query_rank, self._doc_rank = counts.finish()
         self._tables, self._counted = counts.tables, counts
         self._retention, self._duplicates, self._split_by_tag = retention, duplicates, split_by_tag
         self._scores: ScorePrecision = scores
         self._names = [n for runs in file_runs for n in runs]
+        self._num_systems = len(self._names)
         self._first_run = np.cumsum([0, *(len(r) for r in file_runs)])
         self._index = {n: i for i, n in enumerate(self._names)}
         self._qrels: dict[int, tuple[EncodedQrels, pd.DataFrame]] = {}
@@ -351,8 +394,23 @@ class StreamedCampaign:
 
     @property
     def num_systems(self) -> int:
-        """S: the number of runs."""
-        return len(self._names)
+        """S: the number of runs (of the whole campaign, in a :meth:`part` too)."""
+        return self._num_systems
+
+    def part(self, first: int, stop: int) -> StreamedCampaign:
+        """The campaign's files ``first:stop`` (whole blocks), scored with the whole campaign's S and S_d.
+
+        What one Dask task scores (:func:`ir_rarity.integrations.dask_stream.evaluate_two_passes_with_dask`); the
+        counts are shared, not copied.
+        """
+        part = copy.copy(self)
+        part._files, part._file_runs = self._files[first:stop], self._file_runs[first:stop]
+        part._blocks = [(a - first, b - first) for a, b in self._blocks if first <= a and b <= stop]
+        part._names = [n for runs in part._file_runs for n in runs]
+        part._first_run = np.cumsum([0, *(len(r) for r in part._file_runs)])
+        part._index = {n: i for i, n in enumerate(part._names)}
+        part._qrels, part._last = {}, None
+        return part
 
     def __len__(self) -> int:
         return len(self._names)
@@ -362,7 +420,8 @@ class StreamedCampaign:
 
     def info(self) -> CampaignInfo:
         """What the in-memory pool of these runs states (a pool of them, S = their number)."""
-        return CampaignInfo(num_systems=self.num_systems, systems="runs", n_runs=len(self), scores=self._scores)
+        return CampaignInfo(num_systems=self.num_systems, systems="runs", n_runs=self._num_systems,
+                            scores=self._scores)
 
     def vocabularies(self) -> tuple[pd.Index, pd.Index]:
         """The sorted query ids and docnos of the rows counted in pass 1."""
@@ -475,14 +534,53 @@ def _file_blocks(rows: Sequence[int]) -> list[tuple[int, int]]:
     return blocks
 
 
+def count_depths(measures: Sequence[Any]) -> list[int | None]:
+    """The depths S_d is counted at for ``measures`` (None: whole runs), each once."""
+    return list(dict.fromkeys(s_d_depth(m) for m in measures
+                              if is_engine_measure(m) and getattr(m, "NEEDS_POOL", True)))
+
+
+def file_blocks(files: Sequence[Path], split_by_tag: bool | None = None) -> list[tuple[int, int]]:
+    """The blocks of files both passes read (a file of several runs split by tag is a block of its own)."""
+    return [(i, i + 1) for i in range(len(files))] if split_by_tag else _file_blocks(estimate_rows(files))
+
+
+def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicates: Duplicates = "error",
+                split_by_tag: bool | None = None, scores: ScorePrecision = "float32",
+                blocks: Sequence[tuple[int, int]] | None = None) -> Counts:
+    """Pass 1 over run files: S_d at ``depths`` and the runs' names, a block of files at a time.
+
+    Each block is read by :meth:`Pool.from_runs <ir_rarity.Pool.from_runs>` cut at the deepest of the depths
+    (whole runs if one is None; the first row of each ranking when there is none) and its counts added.
+
+    Raises:
+        InputError: unreadable runs, or two runs of one name.
+
+    """
+    cut = None if None in depths else max([d for d in depths if d is not None], default=1)
+    counts = Counts(depths)
+    for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
+        block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag, progress=False,
+                               scores=scores, keep_depth=cut)
+        counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
+        if depths:
+            counts.add(block)
+        del block
+        release_freed_memory()  # the block's freed pages handed back: what stays is the counts
+    return counts
+
+
+def pass_two_rows(measures: Sequence[Any], judgments: Judgments) -> Retention | None:
+    """What pass 2 keeps of each run: what the in-memory campaign of run files keeps (None: whole runs)."""
+    retention = required_rows(measures, judgments)
+    depth = required_depth(measures)
+    return retention if retention is not None or depth is None else Retention(depth=depth)
+
+
 def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | None, *,
                     keep_depth: int | None = None, duplicates: Duplicates = "error", split_by_tag: bool | None = None,
                     scores: ScorePrecision | None = None) -> StreamedCampaign:
-    """Pass 1 over run files: S_d at every depth ``measures`` count it at, the runs' names, a block at a time.
-
-    Each block of files is read by :meth:`Pool.from_runs <ir_rarity.Pool.from_runs>` cut at the deepest of those
-    depths (whole runs if one is None; the first row of each ranking when no measure needs S_d), and its counts
-    added to the campaign's (:class:`_Counts`).
+    """A campaign of run files read in two passes: pass 1 here (:func:`count_files`), pass 2 when scored.
 
     Args:
         runs: Run files, folders or globs.
@@ -501,29 +599,9 @@ def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | N
     """
     files = run_files(runs)
     precision: ScorePrecision = scores or "float32"
-    depths = list(dict.fromkeys(s_d_depth(m) for m in measures
-                                if is_engine_measure(m) and getattr(m, "NEEDS_POOL", True)))
-    cut = None if None in depths else max([d for d in depths if d is not None], default=1)
-    counts = _Counts(depths)
-    # a file of several runs (split by tag) is a block of its own: its runs are known once it is read
-    blocks = [(i, i + 1) for i in range(len(files))] if split_by_tag else _file_blocks(estimate_rows(files))
-    file_runs: list[list[str]] = []
-    seen: set[str] = set()
-    for a, b in blocks:
-        block = Pool.from_runs(files[a:b], duplicates=duplicates, split_by_tag=split_by_tag, progress=False,
-                               scores=precision, keep_depth=cut)
-        if split_by_tag:
-            file_runs.append(block.names)
-        else:
-            file_runs.extend([run_name_from_path(p)] for p in files[a:b])
-        for name in block.names:
-            if name in seen:
-                raise InputError(f"two runs are named {name!r}; run names must be unique")
-            seen.add(name)
-        if depths:
-            counts.add(block)
-        del block
-        release_freed_memory()  # the block's freed pages handed back: what stays is the counts
+    blocks = file_blocks(files, split_by_tag)
+    counts = count_files(files, count_depths(measures), duplicates=duplicates, split_by_tag=split_by_tag,
+                         scores=precision, blocks=blocks)
     kept = retention if retention is not None or keep_depth is None else Retention(depth=keep_depth)
-    return StreamedCampaign(files, file_runs, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag,
+    return StreamedCampaign(files, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag,
                             scores=precision, blocks=blocks)

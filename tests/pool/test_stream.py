@@ -227,3 +227,23 @@ def test_command_line_stream_and_memory(tmp_path: Path, small_blocks: None) -> N
                      "--output", str(out), *extra]) == 0
         outs.append(out.read_text())
     assert outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_meta_reads_the_matrices_alike(tmp_path: Path) -> None:
+    """What needs all runs at once but reads only the runs x queries matrices: the same on either path."""
+    from ir_rarity.meta import discriminative_power, stability
+    from ir_rarity.stats.correlation import kendall_tau
+
+    files, qrels = _campaign(tmp_path / "c", n_runs=8)
+    measures = ["AP", "AP_rare", "P_rare@20"]
+    memory, streamed = (ir_rarity.evaluate(files, qrels, measures, stream=s) for s in (False, True))
+    for m in measures:
+        a, b = memory.matrix(m), streamed.matrix(m)
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+        power_a, power_b = (discriminative_power(x, method="ttest_rel") for x in (a, b))
+        assert power_a.significant_pairs == power_b.significant_pairs
+        pd.testing.assert_frame_equal(power_a.pvalues, power_b.pvalues, check_exact=True)
+        assert stability(a, trials=50, seed=1) == stability(b, trials=50, seed=1)
+    assert (kendall_tau(memory.matrix("AP"), memory.matrix("AP_rare"))
+            == kendall_tau(streamed.matrix("AP"), streamed.matrix("AP_rare")))

@@ -1,0 +1,123 @@
+"""Two passes on Dask: counts reduced across workers, each block of runs scored where it is read.
+
+The in-process two passes (:mod:`ir_rarity.pool.stream`) distributed. Pass 1: each task counts S_d of a block of
+run files (:func:`~ir_rarity.pool.stream.count_files`, the runs cut while read at the deepest depth S_d is counted
+at); the blocks' counts are merged pairwise in a tree of tasks (:meth:`Counts.merge <ir_rarity.pool.stream.Counts>`)
+into the campaign's. Pass 2: the campaign (its counts) is sent once to every worker, and each task reads a block of
+runs again and scores it through the door (:func:`ir_rarity.evaluation.evaluate_campaign` on
+:meth:`StreamedCampaign.part <ir_rarity.pool.stream.StreamedCampaign.part>`): with the whole campaign's S and S_d,
+the values of :func:`ir_rarity.evaluate` on the same files, to the last bit. Only the values (runs x queries per
+measure) come back; no row moves between workers.
+
+What a worker holds is the counts (distinct (query, document) pairs within the depths) and one block of runs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine import Duplicates, Evaluation, Judgments, ScorePrecision
+from ir_rarity.errors import InputError, ParameterError
+from ir_rarity.evaluation import evaluate_campaign
+from ir_rarity.measures.parse import measure_labels
+from ir_rarity.pool import (
+    Counts,
+    StreamedCampaign,
+    count_depths,
+    count_files,
+    expand_run_paths,
+    file_blocks,
+    pass_two_rows,
+    streamable,
+)
+
+__all__ = ["evaluate_two_passes_with_dask"]
+
+
+def _merged(a: Counts, b: Counts) -> Counts:
+    """Counts of consecutive files, merged (one task of the tree)."""
+    return a.merge(b)
+
+
+def _scored(campaign: StreamedCampaign, first: int, stop: int, qrels: pd.DataFrame, texts: list[str]
+            ) -> tuple[list[str], dict[str, np.ndarray], dict[str, int]]:
+    """One block of runs read again and scored through the door: its names, each measure's values, run lengths."""
+    result = evaluate_campaign(campaign.part(first, stop), qrels, texts, progress=False)
+    return result.names, {result.label(m): v for m, v in result.values.items()}, dict(result.run_lengths)
+
+
+def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, duplicates: Duplicates = "error",
+                                  split_by_tag: bool | None = None, scores: ScorePrecision | None = None
+                                  ) -> Evaluation:
+    """Evaluate a campaign of run files against itself in two passes on Dask (see the module).
+
+    Uses the active ``dask.distributed`` client if there is one, else Dask's default scheduler.
+
+    Args:
+        runs: Run files, folders or globs.
+        qrels: Qrels in any shape :func:`ir_rarity.evaluate` accepts.
+        measures: Measures (objects or ir_measures strings) that a campaign read in two passes computes (not
+            ``U_novel``).
+        duplicates: ``"error"`` or ``"first"``.
+        split_by_tag: True: one run per tag of each file.
+        scores: ``"float32"`` (None) or ``"float64"``.
+
+    Returns:
+        The :class:`~ir_rarity.Evaluation` of :func:`ir_rarity.evaluate` on the same files (runs in file order).
+
+    Raises:
+        ParameterError: a measure two passes cannot compute.
+        InputError: no run files, unreadable runs, two runs of one name.
+
+    """
+    from dask.base import compute  # an optional dependency (ir_rarity[dask]): imported when first used
+    from dask.delayed import delayed
+
+    labels = measure_labels(measures)
+    measure_list = list(labels)
+    reason = streamable(measure_list, None, runs)
+    if reason is not None:
+        raise ParameterError(f"cannot evaluate the campaign in two passes: {reason}")
+    specs = [runs] if isinstance(runs, str | os.PathLike) else list(runs)
+    files = [p for spec in specs for p in expand_run_paths(spec)]
+    if not files:
+        raise InputError("no run files to read")
+    judgments = Judgments(qrels)
+    precision: ScorePrecision = scores or "float32"
+    blocks = file_blocks(files, split_by_tag)
+    depths = count_depths(measure_list)
+    options = {"duplicates": duplicates, "split_by_tag": split_by_tag, "scores": precision}
+    level = [delayed(count_files)(files[a:b], depths, blocks=[(0, b - a)], **options) for a, b in blocks]
+    while len(level) > 1:  # a tree: every merge adds the counts of the files after it
+        level = [delayed(_merged)(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
+                 for i in range(0, len(level), 2)]
+    (counts,) = compute(level[0])
+    retention = pass_two_rows(measure_list, judgments)
+    campaign = StreamedCampaign(files, counts, retention, duplicates=duplicates, split_by_tag=split_by_tag,
+                                scores=precision, blocks=blocks)
+    texts = list(labels.values())
+    shared = _shared(campaign)
+    parts = compute(*[delayed(_scored)(shared, a, b, judgments.frame, texts) for a, b in blocks])
+    names = [n for part in parts for n in part[0]]
+    measure_of = {text: m for m, text in labels.items()}  # the values in the order the engine gives them
+    values = {measure_of[text]: np.vstack([part[1][text] for part in parts]) for text in parts[0][1]}
+    lengths = {n: v for part in parts for n, v in part[2].items()}
+    encoded = judgments.encoded_for(campaign)
+    return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
+                      info=campaign.info(), depths=depths, campaign=campaign, qrels=judgments.frame,
+                      judgments=judgments, run_lengths=lengths, labels=dict(labels))
+
+
+def _shared(campaign: StreamedCampaign) -> Any:
+    """The campaign sent once to every worker (a scattered future), or as it is without a distributed client."""
+    try:
+        from distributed import get_client
+
+        client: Any = get_client()
+    except (ImportError, ValueError):
+        return campaign
+    return client.scatter(campaign, broadcast=True, hash=False)

@@ -1,0 +1,55 @@
+"""Two passes on Dask: counts merged across tasks, each block scored where it is read; the in-memory values."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import ir_rarity
+from ir_rarity.errors import ParameterError
+from ir_rarity.pool import stream as stream_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pool"))
+from test_stream import FAMILIES, _campaign, _same
+
+distributed = pytest.importorskip("distributed")
+
+from ir_rarity.integrations.dask_stream import evaluate_two_passes_with_dask  # noqa: E402
+
+pytestmark = pytest.mark.slow  # a Dask local cluster
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of one or two files: several tasks, their counts merged in a tree."""
+    monkeypatch.setattr(stream_module, "_BLOCK_ROWS", 150)
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("gz", [False, True])
+def test_local_cluster_equals_in_memory(tmp_path: Path, gz: bool) -> None:
+    files, qrels = _campaign(tmp_path / "c", gz=gz)
+    measures = [m for m in FAMILIES if not m.startswith("ASL")]  # ASL's length warning is given per block here
+    expected = ir_rarity.evaluate(files, qrels, measures)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster):
+        got = evaluate_two_passes_with_dask(files, qrels, measures)
+    _same(expected, got)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_default_scheduler_and_split_by_tag() -> None:
+    from ir_rarity import covid_round1
+
+    measures = ["P@10", "AP", "P_rare@100", "AP_rare", "nDCG_rare@20"]
+    expected = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True)
+    got = evaluate_two_passes_with_dask(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True)
+    _same(expected, got)
+
+
+def test_refuses_what_needs_runs(tmp_path: Path) -> None:
+    files, qrels = _campaign(tmp_path / "c", n_runs=2)
+    with pytest.raises(ParameterError, match="U_novel"):
+        evaluate_two_passes_with_dask(files, qrels, ["U_novel@10"])

@@ -28,10 +28,17 @@ EVERY_RUN = ["P@10", "R@1000", "AP", "nDCG@10", "RR", "Rprec", "Bpref", "NumRelR
 """Measures checked on all 143 round 1 runs; the whole grid is checked on a sample of 20."""
 
 
+NO_HOST = frozenset({"RBP"})
+"""Kernels without a host provider installed here (ir_measures computes RBP through cwl_eval or trectools):
+tests/engine/test_rbp.py checks RBP against its definition instead."""
+
+
 def _grid() -> list[Any]:
     """Every kernel's measure with cutoffs, rel 1 and 2, judged_only both ways and nDCG gains, where supported."""
     out = []
     for name in STANDARD_KERNELS:
+        if name in NO_HOST:
+            continue
         base = getattr(ir_measures, name)
         params = base.SUPPORTED_PARAMS
         cutoffs: list[int | None] = [None, *CUTOFFS] if "cutoff" in params else [None]
@@ -50,7 +57,7 @@ def _grid() -> list[Any]:
 
 def test_the_grid_holds_every_kernel() -> None:
     grid = _grid()
-    assert {m.NAME for m in grid} == set(STANDARD_KERNELS)
+    assert {m.NAME for m in grid} == set(STANDARD_KERNELS) - NO_HOST
     assert len(grid) > 80
     assert all(covers(ir_measures.Judged @ k) for k in CUTOFFS)  # in ir_measures' judged order
     assert covers(ir_measures.Judged)

@@ -201,3 +201,16 @@ def test_the_report_takes_metadata(hand_files: dict[str, Path], tmp_path: Path) 
     assert doc["data"]["test collection"]["qrels sha256"] == _sha(hand_files["qrels"].read_bytes())
     assert doc["research goal"]["evaluation"]["reported measures"] == ["P@2"]
     assert shlex.split(doc["implementation"]["executable"]["cmd"])[1] == "report"
+
+
+def test_every_sub_command_has_the_option() -> None:
+    import argparse
+
+    from ir_rarity.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert {"eval", "pool", "meta", "pooling", "report", "demo"} <= set(commands)
+    missing = [name for name, sub in commands.items()
+               if not any("--metadata" in a.option_strings for a in sub._actions)]
+    assert missing == []

@@ -19,6 +19,8 @@ Reading and data
     :func:`read_trec_run`, :func:`read_trec_qrels`, :data:`covid_round1` (the embedded TREC-COVID round 1).
 Reports
     :func:`report`: one self-contained HTML report of a campaign (``ir_rarity.report(runs, qrels)``).
+    ``ir_rarity.complementarity(qrels, runs)``: run similarity, the campaign's fusion, what each team adds, and
+    whether its rarity score says so (:mod:`~ir_rarity.complementarity`).
 Errors and warnings
     :class:`RarityError`, :class:`InputError`, :class:`ParameterError`, ... (:mod:`ir_rarity.errors`).
 Subpackages
@@ -58,7 +60,7 @@ from ir_rarity.measures import (
 )
 
 if TYPE_CHECKING:
-    from ir_rarity import campaign
+    from ir_rarity import campaign, complementarity
     from ir_rarity.analysis.judges import compare_judges
     from ir_rarity.campaign import judging_pool, leave_one_team_out, unique_relevant, unjudged_share
     from ir_rarity.data import covid_round1
@@ -92,6 +94,7 @@ _LAZY = {
     "active_pool": "ir_rarity.pool",
     "resolve_campaign": "ir_rarity.pool",
     "report": "ir_rarity.report",  # the package, callable as ir_rarity.report.report (see its docstring)
+    "complementarity": "ir_rarity.complementarity",  # the package, callable as its complementarity function
 }
 
 
@@ -141,6 +144,8 @@ __all__ = [
     "campaign",
     # several judges
     "compare_judges",
+    # similarity, fusion and what each team adds (callable package)
+    "complementarity",
     # reading and data
     "covid_round1",
     # evaluate: the front door

@@ -7,9 +7,14 @@ Modules: :mod:`~ir_rarity.complementarity.names` (defaults and method names),
 :mod:`~ir_rarity.complementarity.contribution` (leave-one-team-out and Shapley values),
 :mod:`~ir_rarity.complementarity.study` (:func:`complementarity`, the whole analysis) and
 :mod:`~ir_rarity.complementarity.summary` (its folder: CSVs, plots, ``summary.md``). Names load on first use.
+
+``ir_rarity.complementarity`` is this package and is callable: ``ir_rarity.complementarity(qrels, runs, ...)`` is
+:func:`ir_rarity.complementarity.complementarity` (as ``ir_rarity.report`` is).
 """
 
-from typing import TYPE_CHECKING
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from ir_rarity.lazy import lazy_exports
 
@@ -78,3 +83,13 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
+
+
+class _CallableModule(ModuleType):
+    """This package, callable as :func:`complementarity`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.complementarity(*args, **kwargs)  # loaded on first use (the lazy exports above)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -4,8 +4,8 @@ The ``ir_measures`` command (ir_measures 0.4, ``ir_measures QRELS RUN MEASURES``
 comment:
 
 * summary, tsv: ``measure<TAB>value`` a line; jsonl: ``{"measure": ..., "value": ...}``;
-* ``-q``, tsv: ``query_id<TAB>measure<TAB>value`` a line, then ``all<TAB>measure<TAB>mean`` per measure unless
-  ``-n``; jsonl: ``{"query_id": ..., "measure": ..., "value": ...}``.
+* ``-q``, tsv: ``query_id<TAB>measure<TAB>value`` a line, query after query (a query's measures together), then
+  ``all<TAB>measure<TAB>mean`` per measure unless ``-n``; jsonl: ``{"query_id": ..., "measure": ..., "value": ...}``.
 
 ``ir-rarity eval`` prints the same for one run. For several runs (which ir_measures cannot evaluate in one call),
 ``-q`` puts the run's name first (``run<TAB>query_id<TAB>measure<TAB>value``, as ``grep`` names the file only when
@@ -42,7 +42,12 @@ def per_query_table(result: Evaluation, summary: bool, fmt: str, places: int, ca
     One run in tsv or jsonl: ir_measures' lines exactly (no header, no run column). Several runs: the run column
     first, still no header in tsv. csv, markdown, latex, html: with the header ``run, query_id, measure, value``.
     """
-    long = result.long()
+    import numpy as np  # here: the command line's parser starts without numpy
+
+    long = result.long()  # measure after measure, each run after run, each query after query
+    n_measures, n_runs, n_queries = len(result.measures), len(result.names), len(result.query_ids)
+    order = np.arange(len(long)).reshape(n_measures, n_runs, n_queries).transpose(1, 2, 0).ravel()
+    long = long.iloc[order]  # run after run, query after query, the measures of a query together (as ir_measures)
     rows = [(str(r), str(q), str(m), float(v)) for r, q, m, v in long.itertuples(index=False, name=None)]
     if summary:
         table = result.table()

@@ -96,6 +96,7 @@ def test_one_run_per_query_tsv_reads_as_ir_measures_output(files: dict[str, Path
     merged = a.merge(b, on=["query_id", "measure"], suffixes=("_theirs", "_ours"), validate="one_to_one")
     assert len(merged) == len(a)
     assert (merged["value_theirs"] - merged["value_ours"]).abs().max() <= 1e-6 + 1e-12
+    assert b["query_id"].tolist() == a["query_id"].tolist()  # query after query, its measures together
     key = sorted(line.rsplit("\t", 1)[0] for line in theirs.splitlines())  # sort, then cut -f1,2
     assert sorted(line.rsplit("\t", 1)[0] for line in ours.splitlines()) == key
     summary = b[b["query_id"] == "all"].set_index("measure")["value"]  # the 'all' rows, as ir_measures -q

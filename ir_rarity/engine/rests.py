@@ -4,7 +4,8 @@
 ``unjudged=True`` or ``ties=True``) and keeps, per measure, ``(n_runs, n_queries)`` matrices of the values of
 :mod:`ir_rarity.engine.unjudged` (``"unjudged"``, ``"high"``, ``"rare judged"``, and ``"residual"`` for RBP) and
 :mod:`ir_rarity.engine.ties` (``"ties low"``, ``"ties high"``, ``"ties expected"``). A measure the engine does not
-score itself (one that goes through ir_measures) gets NaN.
+score itself (one that goes through ir_measures) gets NaN bounds and tie values, and an evaluation with only such
+measures NaN shares too (no rows are made for them).
 """
 
 from __future__ import annotations
@@ -57,7 +58,12 @@ class Rests:
                 self._put(m, "ties high", high)
                 self._put(m, "ties expected", expected_value(m, rows, self.precision) if engine else nan)
 
-    def values(self) -> dict[tuple[Any, str], np.ndarray]:
-        """``(measure, kind) -> (n_runs, n_queries)`` over every block added."""
-        return {key: p[0] if len(p) == 1 else np.vstack(p) for key, p in self.parts.items()}
+    def values(self, n_runs: int, n_queries: int) -> dict[tuple[Any, str], np.ndarray]:
+        """``(measure, kind) -> (n_runs, n_queries)`` over every block added; NaN for a measure no block read."""
+        out = {key: p[0] if len(p) == 1 else np.vstack(p) for key, p in self.parts.items()}
+        kinds = [*(("unjudged", "high", "rare judged") if self.unjudged else ()), *(TIE_KINDS if self.ties else ())]
+        for m in self.measures:
+            for kind in kinds:
+                out.setdefault((m, kind), np.full((n_runs, n_queries), np.nan))
+        return out
 

@@ -118,7 +118,7 @@ def apply_rule(
     members: dict[str, str] = {}
     asl = [m for m in engine if str(getattr(m, "NAME", "")) == "ASL"]
     longest: list[np.ndarray] = []
-    rests = Rests([*engine, *standard_in_engine], unjudged, ties, campaign.scores) if unjudged or ties else None
+    rests = Rests(measure_list, unjudged, ties, campaign.scores) if unjudged or ties else None
     if engine or standard_in_engine:
         if members_of is not None:  # a block of members at a time: what the kernels hold stays bounded
             blocks: Iterable[Rows] = (members_of.member_rows(encoded, block)
@@ -143,7 +143,7 @@ def apply_rule(
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, members=members, mode=mode, campaign=campaign,
                       qrels=qrels, judgments=judgments, run_lengths=run_lengths, labels=labels,
-                      rests=rests.values() if rests is not None else {})
+                      rests=rests.values(len(names), len(encoded.query_ids)) if rests is not None else {})
 
 
 def _what_is_scored(campaign: Campaign, runs: Mapping[str, pd.DataFrame] | None, joint: bool,

@@ -135,3 +135,13 @@ def test_a_run_scored_against_a_pool_has_its_own_bounds() -> None:
         extended = _extended(qrels, new, cutoff, grade=1)
         expected = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], extended, frame_ir)
         assert result.bounds(name).loc["new", "high"] == pytest.approx(next(iter(expected.values())), abs=1e-12)
+
+
+def test_a_measure_outside_the_engine_has_its_share_and_no_bounds() -> None:
+    runs = {"a": pd.DataFrame({"qid": "q", "docno": ["x", "u"], "score": [2.0, 1.0]})}
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": ["x"], "relevance": [1]})
+    result = ir_rarity.evaluate(runs, qrels, ["P@2", "RR@2"], unjudged=True)  # RR@k goes through ir_measures
+    assert result.unjudged("RR@2").loc["a", "unjudged"] == 0.5  # u of x, u
+    assert np.isnan(result.bounds("RR@2").loc["a", "high"])
+    alone = ir_rarity.evaluate(runs, qrels, ["RR@2"], unjudged=True)  # no engine measure: nothing read
+    assert np.isnan(alone.unjudged("RR@2").loc["a", "unjudged"])

@@ -53,6 +53,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.compare", "ir_rarity.compare.uncertainty"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.pool.pool"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.compare.plots"): LAZY,
+    ("ir_rarity.cli.compare", "ir_rarity.compare.rank_column"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.pool.teams"): LAZY,
     ("ir_rarity.cli.complementarity", "ir_rarity.complementarity.study"): LAZY_COMMAND,
     ("ir_rarity.cli.complementarity", "ir_rarity.complementarity.summary"): LAZY_COMMAND,

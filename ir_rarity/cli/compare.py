@@ -39,6 +39,13 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--ci", type=float, metavar="LEVEL", help="confidence intervals of each mean, e.g. 0.95")
     g.add_argument("--interval", choices=INTERVALS, default="bootstrap",
                    help="interval over queries: bootstrap (percentile, default) or t")
+    g.add_argument("--unjudged", action="store_true",
+                   help="beside each measure: the share of the documents it reads that are unjudged, and its bounds "
+                        "(low: unjudged non-relevant, the value; high: relevant at the lowest relevant grade); "
+                        "reads whole runs")
+    g.add_argument("--ties", action="store_true",
+                   help="beside each measure: its min and max over every order of documents with equal scores "
+                        "(trec_eval's order stays the value); reads whole runs")
     g.add_argument("--covers", choices=COVERS_CHOICES, default="topics",
                    help="with --ci: what the interval accounts for: topics (the bootstrap over queries, default), "
                         "unjudged (drawn judgments of the unjudged documents), ties (every order of tied "
@@ -85,7 +92,7 @@ def wants_table(args: argparse.Namespace) -> bool:
         raise ParameterError(f"--covers {args.covers} needs --ci LEVEL (the level of the interval)")
     if args.plot and not args.composition:
         raise ParameterError("--plot needs --composition")
-    wanted = compared or args.ci is not None or args.composition
+    wanted = compared or args.ci is not None or args.composition or args.unjudged or args.ties
     if wanted and args.per_query:
         raise ParameterError("-q prints per-query values; drop it to compare runs, give intervals or composition")
     if args.composition and args.pool:
@@ -99,6 +106,10 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     from ir_rarity.compare.uncertainty import composition, depends_on_pool
     from ir_rarity.pool.pool import Pool
 
+    if args.ties and "-" not in args.runs:  # runs whose rank column says another order than their scores
+        from ir_rarity.compare.rank_column import rank_column_check
+
+        rank_column_check(evaluation, list(args.runs), split_by_tag=args.split_by_tag)
     comp = None
     measures, campaign, qrels = evaluation.measures, evaluation.campaign, evaluation.qrels
     if args.composition:
@@ -106,8 +117,7 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
         if not pooled:
             raise ParameterError("--composition needs a rarity or novelty measure among -m")
         if not isinstance(campaign, Pool):
-            raise ParameterError("--composition needs the campaign's runs held in memory (a pool of run files or a "
-                                 "saved .npz), not read in two passes: drop --stream, or raise --memory")
+            raise ParameterError("--composition needs the campaign's runs (a pool of run files or a saved .npz)")
         comp = composition(campaign, qrels, pooled, resamples=args.composition_resamples,
                            level=args.ci or 0.95, seed=args.seed)
         if args.plot:
@@ -120,7 +130,7 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     table = campaign_table(evaluation, baselines=args.baseline, all_pairs=args.all_pairs, test=args.test,
                            correction=args.correction, alpha=args.alpha, trials=args.trials, ci=args.ci,
                            interval=args.interval, resamples=args.resamples, seed=args.seed, composition=comp,
-                           covers=args.covers, draws=args.draws,
-                           order=order, diff_interval=args.diff_interval)
+                           order=order, diff_interval=args.diff_interval, covers=args.covers, draws=args.draws,
+                           unjudged=args.unjudged, ties=args.ties)
     return table.render(args.format, args.places)
 

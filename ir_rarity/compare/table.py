@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.compare.intervals import add_covered_intervals, add_intervals, interval_columns
+from ir_rarity.compare.rests import rest_columns, rest_frame
 from ir_rarity.compare.significance import TEST_NAMES, compare_values
 from ir_rarity.engine import COVERS
 from ir_rarity.engine.result import Evaluation
@@ -127,7 +128,7 @@ class CampaignTable:
         for m in self.measures:
             key, name = str(m), self.name(m)
             out[name] = values[key]
-            for col in interval_columns(m):
+            for col in [*interval_columns(m), *rest_columns(m)]:
                 if col in values.columns:
                     out[name + col[len(key):]] = values[col]
             for ref in self.references:
@@ -175,6 +176,13 @@ class CampaignTable:
             how = (f"percentile bootstrap over queries ({s['resamples']} resamples, seed {s['seed']})"
                    if s["interval"] == "bootstrap" else "Student's t over queries")
             parts.append(f"CI: {s['ci']:.0%} confidence interval of the mean, {how}.")
+        if s.get("unjudged"):
+            parts.append("Unjudged: mean share of the documents each measure reads that no judgment covers; bounds: "
+                         "the mean with those documents non-relevant (the value) and relevant at the lowest "
+                         "relevant grade.")
+        if s.get("ties"):
+            parts.append("Ties: min and max of the mean over every order of documents with equal scores (the value "
+                         "in trec_eval's order: score, then docno descending).")
         if self.composition is not None:
             c = self.composition.attrs
             unit = c.get("left_out", "runs")
@@ -218,6 +226,7 @@ class CampaignTable:
         for m in self.measures:
             self._value_cells(m, columns, rows, bold, superscripts)
             self._interval_cells(m, columns, rows, fmt_num)
+            self._rest_cells(m, columns, rows, fmt_num)
             self._count_cells(m, columns, rows)
             self._composition_cells(m, columns, rows, fmt_num)
         return render(columns, [tuple(r) for r in rows], fmt, places, caption=self.caption(), bold=bold,
@@ -250,6 +259,19 @@ class CampaignTable:
         columns.append(f"{self.name(m)} CI")
         for i in range(len(self.order)):
             rows[i].append(_range(values[low].iloc[i], values[high].iloc[i], fmt_num))
+
+    def _rest_cells(self, m: Any, columns: list[str], rows: list[list[Any]], fmt_num: str) -> None:
+        """The unjudged share, the bounds ``[low, high]`` and the tie range ``[ties low, ties high]``, as asked."""
+        key, values = str(m), self.values.loc[self.order]
+        if f"{key} unjudged" in values.columns:
+            columns.extend([f"{self.name(m)} unjudged", f"{self.name(m)} bounds"])
+            for i in range(len(self.order)):
+                rows[i].extend([fmt_num.format(values[f"{key} unjudged"].iloc[i]),
+                                _range(values[f"{key} low"].iloc[i], values[f"{key} high"].iloc[i], fmt_num)])
+        if f"{key} ties low" in values.columns:
+            columns.append(f"{self.name(m)} ties")
+            for i in range(len(self.order)):
+                rows[i].append(_range(values[f"{key} ties low"].iloc[i], values[f"{key} ties high"].iloc[i], fmt_num))
 
     def _shows_counts(self) -> bool:
         """Whether the marked table has better/worse count columns (up to three references, not all pairs)."""
@@ -305,7 +327,8 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
                    ci: float | None = None, interval: str = "bootstrap", resamples: int = 10_000,
                    seed: int | None = 0, composition: pd.DataFrame | None = None,
                    order: Sequence[str] | None = None, diff_interval: str = "percentile",
-                   covers: str = "topics", draws: int = 1000, diff_level: float | None = None) -> CampaignTable:
+                   covers: str = "topics", draws: int = 1000, diff_level: float | None = None,
+                   unjudged: bool = False, ties: bool = False) -> CampaignTable:
     """A table to publish from an evaluation: comparisons, intervals and composition ranges, as asked.
 
     Args:
@@ -326,6 +349,9 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
         diff_interval: ``"percentile"`` or ``"bca"``: the paired bootstrap interval of each comparison's mean
             difference (``resamples`` resamples, ``seed``; see :func:`compare_values`).
         diff_level: Its confidence level (default: ``ci``, else 0.95).
+        unjudged: Add each measure's unjudged share and bounds (:mod:`ir_rarity.compare.rests`; the evaluation
+            made with ``unjudged=True``).
+        ties: Add each measure's range over tie orders (the evaluation made with ``ties=True``).
 
         covers: What the per-run intervals account for (``Evaluation.interval``): ``"topics"`` (default, the
             bootstrap or t-interval over queries), ``"unjudged"``, ``"ties"`` or ``"all"``.
@@ -347,10 +373,14 @@ def campaign_table(evaluation: Evaluation, *, baselines: Sequence[str] | None = 
     elif ci is not None:
         values = add_intervals(values, evaluation.values, evaluation.measures, ci, interval, resamples, seed,
                                evaluation.query_ids)
+    if unjudged or ties:
+        values = pd.concat([values, *(rest_frame(evaluation, m, unjudged, ties, key=str(m))
+                                      for m in evaluation.measures)], axis=1)
     family = 0 if comparisons is None else int(comparisons.attrs["family"])  # distinct unordered pairs
     settings = {"test": test, "correction": correction, "alpha": alpha, "trials": trials, "ci": ci,
                 "interval": interval, "resamples": resamples, "seed": seed, "all_pairs": all_pairs,
-                "family": family, "diff_interval": diff_interval, "diff_level": level}
+                "family": family, "diff_interval": diff_interval, "diff_level": level, "unjudged": unjudged,
+                "ties": ties}
     settings.update(covers=covers, draws=draws)
     return CampaignTable(evaluation=evaluation, order=order_list, comparisons=comparisons,
                          references=references or [], values=values, composition=composition, settings=settings)

@@ -38,7 +38,8 @@ from ir_rarity.io.raw import MAX_LINE_BYTES, Input, open_input, short
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run", "read_trec_run_block", "read_trec_run_table"]
+__all__ = ["THREADED_BYTES", "read_trec_qrels", "read_trec_run", "read_trec_run_block", "read_trec_run_ranks",
+           "read_trec_run_table"]
 
 THREADED_BYTES = 32 << 20
 """Text from which pyarrow parses one file on its own threads too. A campaign's files (a few MB each) are read
@@ -326,6 +327,24 @@ def read_trec_run(path: PathLike) -> pd.DataFrame:
 
     """
     return _read_table(path, _RUN_FIELDS, _RUN_COLUMNS, "run")
+
+
+def read_trec_run_ranks(path: PathLike) -> pd.DataFrame:
+    """The rank column of a TREC run file beside what orders it: ``query_id``, ``doc_id``, ``rank``, ``score``, ``tag``.
+
+    trec_eval reads past the rank column (:func:`read_trec_run`); this reads it, for the check that a run's rank
+    column agrees with its score order. ``rank`` is the column as a number (NaN where it is not one).
+
+    Raises:
+        InputError: as :func:`read_trec_run`.
+
+    """
+    columns = {**_RUN_COLUMNS, 3: ("rank", pa.string(), "a rank")}
+    table = _read_arrow(path, _RUN_FIELDS, dict(sorted(columns.items())), "run")[0]
+    rank = table.column("rank")
+    numeric = pc.if_else(pc.match_substring_regex(rank, _FLOAT), rank, pa.scalar(None, pa.string()))
+    table = table.set_column(table.column_names.index("rank"), "rank", pc.cast(numeric, pa.float64()))
+    return table.select(["query_id", "doc_id", "rank", "score", "tag"]).to_pandas()
 
 
 def read_trec_run_table(path: PathLike) -> pa.Table:

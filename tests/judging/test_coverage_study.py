@@ -139,7 +139,7 @@ def _write(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_the_command_prints_the_study(tmp_path: Path) -> None:
     qrels_path, folder, teams_path = _write(tmp_path)
     out = run_cli("coverage", qrels_path, folder, "--depth", DEPTH, "--teams", teams_path, "-m", "P@5", "AP",
-                  "--level", "0.9", "--draws", "60", "--resamples", "200", "--seed", "3", "-o", "tsv",
+                  "--level", "0.9", "--draws", "60", "--resamples", "200", "--seed", "3", "-f", "tsv",
                   "--out", tmp_path / "study")
     assert out.returncode == 0, out.stderr
     table = pd.read_csv(io.StringIO(out.stdout), sep="\t", comment="#")

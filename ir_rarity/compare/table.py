@@ -170,8 +170,9 @@ class CampaignTable:
         lower = [self.name(m) for m in self.measures if not higher_is_better(m)]
         parts.append("Bold: the best value of each measure" + (f" (lowest for {', '.join(lower)})." if lower else "."))
         if s.get("ci") and s.get("covers", "topics") != "topics":
-            parts.append(f"CI: {s['ci']:.0%} interval of the mean covering {COVERS[s['covers']]} "
-                         f"({s['draws']} draws, seed {s['seed']}; docs: What a score rests on).")
+            parts.append("CI: range of the mean over every order of tied documents (exact)." if s["covers"] == "ties"
+                         else f"CI: {s['ci']:.0%} interval of the mean covering {COVERS[s['covers']]} "
+                              f"({s['draws']} draws, seed {s['seed']}; docs: What a score rests on).")
         elif s.get("ci"):
             how = (f"percentile bootstrap over queries ({s['resamples']} resamples, seed {s['seed']})"
                    if s["interval"] == "bootstrap" else "Student's t over queries")

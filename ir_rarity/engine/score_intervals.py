@@ -102,6 +102,11 @@ def score_interval(evaluation: Evaluation, measure: Any, covers: str = "topics",
                    ) -> pd.DataFrame:
     """Each run's score and the interval of what ``covers`` names (see the module).
 
+    The draws (``"unjudged"``, ``"all"``) read the campaign's own rows: give a campaign of whole runs (a
+    :class:`~ir_rarity.Pool` from ``Pool.from_runs``, or ``evaluate(files, ..., unjudged=True)``, which reads the
+    files whole; ``ir-rarity eval --covers`` does). From files read for some measures only, the campaign keeps
+    their depth, and the model is fitted on those rows.
+
     Args:
         evaluation: The evaluation.
         measure: One of its measures (object, string or label).

@@ -139,7 +139,7 @@ def _write(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_the_command_prints_the_study(tmp_path: Path) -> None:
     qrels_path, folder, teams_path = _write(tmp_path)
     out = run_cli("coverage", qrels_path, folder, "--depth", DEPTH, "--teams", teams_path, "-m", "P@5", "AP",
-                  "--level", "0.9", "--draws", "60", "--resamples", "200", "--seed", "3", "-f", "tsv",
+                  "--level", "0.9", "--draws", "60", "--resamples", "200", "--seed", "3", "-o", "tsv",
                   "--out", tmp_path / "study")
     assert out.returncode == 0, out.stderr
     table = pd.read_csv(io.StringIO(out.stdout), sep="\t", comment="#")
@@ -164,3 +164,9 @@ def test_eval_covers_options(tmp_path: Path) -> None:
     np.testing.assert_allclose(rows.loc[interval.index, "P@5 ci low"], interval["low"], atol=1e-12)
     np.testing.assert_allclose(rows.loc[interval.index, "P@5 ci high"], interval["high"], atol=1e-12)
     assert_cli_error(run_cli("eval", qrels_path, folder, "-m", "P@5", "--covers", "all"), "--ci")
+    caption = run_cli("eval", qrels_path, folder, "-m", "P@5", "--ci", "0.9", "--covers", "unjudged", "--draws", "20",
+                      "--format", "markdown").stdout.splitlines()[0]
+    assert "90% interval of the mean covering the unjudged documents' judgments" in caption
+    assert "(20 draws, seed 0" in caption
+    ties = run_cli("eval", qrels_path, folder, "-m", "P@5", "--ci", "0.9", "--covers", "ties", "--format", "markdown")
+    assert "range of the mean over every order of tied documents (exact)" in ties.stdout.splitlines()[0]

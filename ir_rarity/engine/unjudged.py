@@ -65,17 +65,21 @@ def measure_cutoff(measure: Any) -> int | None:
     return None if cutoff is None else int(cutoff)
 
 
-def check_whole(rows: Rows, what: str) -> None:
-    """Refuse rows that leave out some documents of a ranking (a campaign read keeping only what measures read).
+def check_whole(rows: Rows, what: str, cutoff: int | None = None) -> None:
+    """Refuse rows that leave out documents of a ranking within ``cutoff``.
+
+    A campaign read keeping only the rows its measures read holds, below the depth S_d is counted at, the judged
+    rows only (with gaps between them).
 
     Raises:
-        ParameterError: some cell holds fewer rows than its ranking returned.
+        ParameterError: some cell holds fewer rows ranked above ``cutoff`` (None: at all) than its ranking has there.
 
     """
     if rows.returned is None:
         return
-    held = np.bincount(rows.cell(), minlength=rows.n_cells)[:rows.n_cells]
-    if np.any(held < rows.returned):
+    within = slice(None) if cutoff is None else rows.rank < cutoff
+    held = np.bincount(rows.cell()[within], minlength=rows.n_cells)[:rows.n_cells]
+    if np.any(held < (rows.returned if cutoff is None else np.minimum(rows.returned, cutoff))):
         raise ParameterError(f"{what} needs every document of each ranking, and the campaign keeps only the rows "
                              "its measures read: evaluate with unjudged=True / ties=True (ir-rarity eval "
                              "--unjudged / --ties), which reads whole runs")
@@ -113,7 +117,7 @@ def rare_judged_share(measure: Any, rows: Rows) -> np.ndarray:
     """
     if not (is_engine_measure(measure) and getattr(measure, "NEEDS_POOL", True)):
         return np.full((rows.n_runs, rows.n_queries), np.nan)
-    check_whole(rows, "the judged share of rare documents")
+    check_whole(rows, "the judged share of rare documents", measure_cutoff(measure))
     cutoff = measure_cutoff(measure)
     keep = np.arange(len(rows.rank)) if cutoff is None else rows.within(cutoff)
     s_d, _ = rows.s_d(s_d_depth(measure), keep)
@@ -191,7 +195,7 @@ def high_values(measure: Any, rows: Rows,
     """
     if not supports(measure):
         raise ParameterError(f"{measure}: bounds over unjudged documents need a measure the engine scores itself")
-    check_whole(rows, f"{measure}'s high bound")
+    check_whole(rows, f"{measure}'s high bound", measure_cutoff(measure))
     grade = lowest_grade(measure, rows.qrels)
     labels = rows.labels()
     cutoff = measure_cutoff(measure)

@@ -7,12 +7,15 @@ for the standard measures, plain-Python definitions (S_d counted by hand) for th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
 
 import ir_rarity
+from ir_rarity.evaluation import evaluate_campaign
 
 STANDARD = ["P@5", "nDCG@5", "nDCG", "AP", "RR", "R@5", "Rprec", "AP@5"]
 ALPHA = 0.5
@@ -145,3 +148,19 @@ def test_a_measure_outside_the_engine_has_its_share_and_no_bounds() -> None:
     assert np.isnan(result.bounds("RR@2").loc["a", "high"])
     alone = ir_rarity.evaluate(runs, qrels, ["RR@2"], unjudged=True)  # no engine measure: nothing read
     assert np.isnan(alone.unjudged("RR@2").loc["a", "unjudged"])
+
+
+def test_a_campaign_holding_only_what_its_measures_read(tmp_path: Path) -> None:
+    """A campaign read from files for P_rare@2 and AP keeps each ranking's top 2 (S_d's depth) and its judged rows
+    below: P_rare@2's bounds need no more; AP's need every row, and say so."""
+    for name, docs in (("a", "x u y v w"), ("b", "y x")):
+        (tmp_path / name).write_text("".join(f"q Q0 {d} {i} {9 - i} {name}\n" for i, d in enumerate(docs.split())))
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": ["x", "y", "w"], "relevance": [1, 0, 1]})
+    pool = ir_rarity.Pool.from_runs([tmp_path / "a", tmp_path / "b"],
+                                    retention=ir_rarity.pool.required_rows([ir_measures.parse_measure("P_rare(alpha=0)@2"),
+                                                                            ir_measures.AP],
+                                                                           ir_rarity.engine.Judgments(qrels)))
+    result = evaluate_campaign(pool, qrels, ["P_rare(alpha=0)@2"], unjudged=True)
+    assert result.bounds("P_rare(alpha=0)@2").loc["a"].tolist() == [0.5, 1.0]  # x, u: u unjudged
+    with pytest.raises(ir_rarity.ParameterError, match="AP's high bound needs every document of each ranking"):
+        evaluate_campaign(pool, qrels, ["AP"], unjudged=True)

@@ -11,11 +11,27 @@ R3  one run: calc_aggregate([P_rare@100]) inside `with pool:` / calc_aggregate([
 R4  stability (1000 trials) and all-pairs discriminative power (t-tests; equal counts to the paper's
     per-pair HSD) over all runs, in seconds.                                                        target <= 2 s
 M1  peak memory of `ir-rarity eval` over all run files / over 20 of them.                            target <= 2
+
+    python bench/bench_scale.py --scale [--runs 126 1000 4000] [--data /work/bench_data] [--memory 4G]
+                                [--msmarco 7000 1000 100] [--dask DIR] [--plot FILE.png] [--results FILE]
+
+The scale rows: whole-ranking measures (P@10 AP RR nDCG@10 P_rare@100 AP_rare) on synthetic campaigns of 1,000
+documents a ranking (bench/make_synthetic.py, gzipped, made under --data when absent), each measured in fresh
+processes (medians): the path ``memory_limit=`` chooses, the other path forced, and pass 1 alone.
+S<n>  time, peak RSS, time and bytes a row.          P<n>  pass 1 alone.
+T1  peak RSS at the most runs / the fewest.                                                         target <= 1.3
+T2  peak RSS a row at the most runs.                                                                target <= 16 bytes
+T3  time a row at the most runs / the fewest.                                                       target <= 1.2
+T4  the fewest runs under the budget take today's path (in memory).
+D1  (--dask DIR) Dask's two passes on 2 local workers / in process (bench/bench_dask.py --two-passes). target <= 2x
+MS  (--msmarco) an MS MARCO-shaped campaign, peak RSS a row.                                        target <= 16 bytes
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
+import json
 import os
 import platform
 import statistics
@@ -24,8 +40,10 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import ir_measures
+import numpy as np
 import pandas as pd
 
 import ir_rarity
@@ -129,5 +147,249 @@ def main() -> None:
         print("| " + " | ".join(row) + " |")
 
 
+# ---------------------------------------------------------------------------------------------- scale rows
+SCALE_MEASURES = ["P@10", "AP", "RR", "nDCG@10", "P_rare@100", "AP_rare"]
+"""Whole-ranking measures: AP, RR and AP_rare read every row of every run (S_d of AP_rare over whole runs)."""
+SCALE_TARGETS = {"rss": 1.3, "bytes": 16.0, "time": 1.2, "table": 1.0, "dask": 2.0}
+
+CHILD = """
+import json, resource, sys, time
+start = time.perf_counter()
+from ir_rarity.engine import tune_allocator
+tune_allocator()  # as the command line sets the allocator
+import ir_rarity
+args = json.loads(sys.argv[1])
+if args["pass1"]:
+    from ir_rarity.engine import Judgments
+    from ir_rarity.measures.parse import measure_labels
+    from ir_rarity.pool.stream import stream_campaign
+    stream_campaign(args["runs"], list(measure_labels(args["measures"])), None)
+    mode = "pass 1"
+else:
+    result = ir_rarity.evaluate(args["runs"], args["qrels"], args["measures"], memory_limit=args["memory"],
+                                stream=args["stream"], progress=False)
+    mode = type(result.campaign).__name__
+print(json.dumps({"seconds": time.perf_counter() - start, "mode": mode,
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+"""One measured evaluation in a fresh process: its wall time (imports included) and its peak RSS (bytes)."""
+
+
+def _measure(runs: str, qrels: str, memory: str | None, stream: bool | None = None, pass1: bool = False,
+             repeat: int = 1) -> dict[str, Any]:
+    """Median time and median peak RSS of ``repeat`` fresh processes evaluating SCALE_MEASURES."""
+    args = json.dumps({"runs": runs, "qrels": qrels, "measures": SCALE_MEASURES, "memory": memory,
+                       "stream": stream, "pass1": pass1})
+    outs = []
+    for _ in range(repeat):
+        done = subprocess.run([sys.executable, "-c", CHILD, args], capture_output=True, text=True, check=True)
+        outs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return {"seconds": statistics.median(o["seconds"] for o in outs),
+            "peak": statistics.median(o["peak"] for o in outs), "mode": outs[0]["mode"],
+            "all_seconds": [round(o["seconds"], 2) for o in outs]}
+
+
+def _synthetic(data: Path, runs: int, queries: int, docs: int) -> Path:
+    """The gzipped campaign of ``runs`` runs under ``data`` (made by bench/make_synthetic.py if absent)."""
+    folder = data / (f"syn{runs}" if (queries, docs) == (50, 1000) else f"syn{runs}_{queries}x{docs}")
+    if not (folder / "qrels.txt").exists() or len(list((folder / "runs").glob("*.gz"))) < runs:
+        subprocess.run([sys.executable, str(HERE / "make_synthetic.py"), str(folder), "--runs", str(runs),
+                        "--queries", str(queries), "--docs", str(docs), "--seed", str(runs), "--gzip"], check=True)
+    return folder
+
+
+def _msmarco(data: Path, runs: int, queries: int, docs: int, seed: int = 0) -> Path:
+    """An MS MARCO-shaped campaign: many queries (7,000), 1,000 passages a ranking, gzipped, written by Arrow.
+
+    Each query has a universe of 5,000 passages (docnos of seven digits, as MS MARCO's) with Zipf-like popularity;
+    each run draws its ranking by popularity and its own taste, scores with three decimals (ties). The qrels judge
+    one or two passages a query (MS MARCO's sparse judgments), drawn from the popular ones.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    folder = data / f"msmarco_{queries}x{docs}x{runs}"
+    if (folder / "qrels.txt").exists() and len(list((folder / "runs").glob("*.gz"))) >= runs:
+        return folder
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    universe = max(5_000, 2 * docs)
+    base = rng.permutation(8_841_823)[: queries * universe // 4].astype(np.int64)  # passage ids, shared across queries
+    # each query's universe: a window of the shuffled ids (distinct within the query, shared across queries)
+    pid = base[(rng.integers(0, len(base), size=queries)[:, None] + np.arange(universe)) % len(base)]
+    log_weight = -1.1 * np.log(np.arange(1, universe + 1))
+    qids = np.array([str(1_000_000 + q) for q in range(queries)], dtype=object)
+    for r in range(runs):
+        chunks = []
+        for lo in range(0, queries, 500):
+            hi = min(queries, lo + 500)
+            keys = log_weight + rng.normal(scale=2.0, size=(hi - lo, universe)) + rng.gumbel(size=(hi - lo, universe))
+            picked = np.argpartition(-keys, docs - 1, axis=1)[:, :docs]
+            picked = np.take_along_axis(picked, np.argsort(-np.take_along_axis(keys, picked, axis=1), axis=1), axis=1)
+            passages = np.take_along_axis(pid[lo:hi], picked, axis=1).reshape(-1)
+            score = np.round(np.sort(rng.exponential(size=(hi - lo, docs)), axis=1)[:, ::-1] * 10, 3).reshape(-1)
+            chunks.append(pa.table({"q": pa.array(np.repeat(qids[lo:hi], docs)),
+                                    "q0": pa.array(["Q0"] * len(score)), "doc": pa.array(passages.astype(str)),
+                                    "rank": np.tile(np.arange(1, docs + 1), hi - lo), "score": score,
+                                    "tag": pa.array([f"run_{r:03d}"] * len(score))}))
+        with pa.CompressedOutputStream(str(folder / "runs" / f"run_{r:03d}.gz"), "gzip") as out:
+            for chunk in chunks:
+                pacsv.write_csv(chunk, out, pacsv.WriteOptions(include_header=False, delimiter=" ",
+                                                               quoting_style="none"))
+    judged = [f"{qids[q]} 0 {pid[q, j]} 1\n" for q in range(queries) for j in
+              rng.choice(300, size=int(rng.integers(1, 3)), replace=False)]
+    (folder / "qrels.txt").write_text("".join(judged))
+    return folder
+
+
+def _plot(points: list[dict[str, Any]], path: Path) -> None:
+    """Time and peak RSS against the number of runs (matplotlib's object API, no pyplot state)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 3.2))
+    FigureCanvasAgg(fig)
+    time_ax, rss_ax = fig.subplots(1, 2)
+    for mode, marker in (("two passes", "o"), ("in memory", "s")):
+        shown = sorted((p for p in points if p["mode"] == mode), key=lambda p: p["runs"])
+        if not shown:
+            continue
+        x = [p["runs"] for p in shown]
+        time_ax.plot(x, [p["seconds"] / p["rows"] * 1e9 for p in shown], marker=marker, label=mode)
+        rss_ax.plot(x, [p["peak"] / 2**20 for p in shown], marker=marker, label=mode)
+    time_ax.set(xscale="log", xlabel="runs (50 queries x 1,000 documents each)", ylabel="ns a row",
+                title="time per row")
+    rss_ax.set(xscale="log", xlabel="runs (50 queries x 1,000 documents each)", ylabel="MB", title="peak RSS")
+    rss_ax.set_ylim(bottom=0)
+    time_ax.set_ylim(bottom=0)
+    time_ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def _target_rows(points: list[dict[str, Any]], memory: str, row: Any) -> None:
+    """The rows T1-T4 and D1 from the measured points."""
+    streamed = {p["runs"]: p for p in points if p["mode"] == "two passes"}
+    in_memory = {p["runs"]: p for p in points if p["mode"] == "in memory"}
+    small, large = min(streamed), max(streamed)
+    a, b = streamed[small], streamed[large]
+    ratio = b["peak"] / a["peak"]
+    row("T1", f"peak RSS, two passes, {large:,} runs / {small:,} runs", f"{ratio:.2f}x", f"<= {SCALE_TARGETS['rss']}",
+        ratio <= SCALE_TARGETS["rss"])
+    if small in in_memory:
+        ratio = b["peak"] / in_memory[small]["peak"]
+        row("T1", f"peak RSS, {large:,} runs in two passes / {small:,} runs in memory", f"{ratio:.2f}x",
+            f"<= {SCALE_TARGETS['rss']}", ratio <= SCALE_TARGETS["rss"])
+    per_row = b["peak"] / b["rows"]
+    row("T2", f"peak RSS a row, {large:,} runs ({b['rows']:,} rows)", f"{per_row:.2f} bytes",
+        f"<= {SCALE_TARGETS['bytes']:g}", per_row <= SCALE_TARGETS["bytes"])
+    ratio = (b["seconds"] / b["rows"]) / (a["seconds"] / a["rows"])
+    row("T3", f"time a row, two passes, {large:,} runs / {small:,} runs", f"{ratio:.2f}x",
+        f"<= {SCALE_TARGETS['time']}", ratio <= SCALE_TARGETS["time"])
+    if small in in_memory:
+        ratio = (b["seconds"] / b["rows"]) / (in_memory[small]["seconds"] / in_memory[small]["rows"])
+        row("T3", f"time a row, {large:,} runs in two passes / {small:,} runs in memory", f"{ratio:.2f}x",
+            f"<= {SCALE_TARGETS['time']}", ratio <= SCALE_TARGETS["time"])
+    chosen = next(p["mode"] for p in points if p["runs"] == small and p["chosen"])
+    row("T4", f"{small:,} runs with --memory {memory}: the path of today (in memory; bench_campaign.py's peer "
+        "row times it against pytrec_eval)", chosen, "in memory", chosen == "in memory")
+
+
+def _dask_row(args: argparse.Namespace, row: Any) -> None:
+    """D1: bench/bench_dask.py --two-passes on ``args.dask``, when given."""
+    if not args.dask:
+        return
+    done = subprocess.run([sys.executable, str(HERE / "bench_dask.py"), str(args.dask), "--two-passes",
+                           "--repeat", str(args.repeat)], capture_output=True, text=True, check=True)
+    lines = {line.split()[0] + (" " + line.split()[1] if line.startswith("dask") else ""): line
+             for line in done.stdout.splitlines() if line.strip()}
+    ratio = float(lines["ratio"].split()[1].rstrip("x"))
+    row("D1", f"Dask two passes on 2 local workers / in process (bench/bench_dask.py {args.dask} --two-passes): "
+        f"{lines['dask 2-pass'].split(None, 2)[2]}; {lines['in-process'].split(None, 1)[1]}; "
+        f"{lines['equal'].strip()}", f"{ratio:.2f}x", f"<= {SCALE_TARGETS['dask']:g}x",
+        ratio <= SCALE_TARGETS["dask"])
+
+
+def _msmarco_row(args: argparse.Namespace, row: Any, points: list[dict[str, Any]]) -> None:
+    """MS: the MS MARCO-shaped campaign, when asked."""
+    if not args.msmarco:
+        return
+    queries, docs, n = args.msmarco
+    folder = _msmarco(args.data, n, queries, docs)
+    n_rows = queries * docs * n
+    got = _measure(str(folder / "runs"), str(folder / "qrels.txt"), args.memory, repeat=1)
+    row("MS", f"MS MARCO-shaped: {queries:,} queries x {docs:,} documents x {n} runs, {n_rows:,} rows, "
+        f"--memory {args.memory}: {'two passes' if got['mode'] == 'StreamedCampaign' else 'in memory'}",
+        f"{got['seconds']:.0f} s, {got['peak'] / 2**20:.0f} MB, {got['peak'] / n_rows:.2f} bytes a row",
+        f"<= {SCALE_TARGETS['bytes']:g} bytes a row", got["peak"] / n_rows <= SCALE_TARGETS["bytes"])
+    points.append({**got, "runs": n, "rows": n_rows, "mode": "msmarco", "chosen": True})
+
+
+def scale_main(argv: list[str] | None = None) -> None:
+    """The scale rows: whole-ranking measures at 126 to 4,000 synthetic runs and an MS MARCO-shaped campaign."""
+    parser = argparse.ArgumentParser(description="scale rows of bench_scale.py")
+    parser.add_argument("--scale", action="store_true")
+    parser.add_argument("--data", type=Path, default=Path("/work/bench_data"), help="where campaigns are made")
+    parser.add_argument("--runs", type=int, nargs="+", default=[126, 1000, 4000])
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--docs", type=int, default=1000)
+    parser.add_argument("--memory", default="4G", help="the budget evaluate() is given (memory_limit=)")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes a campaign (medians reported)")
+    parser.add_argument("--repeat-large", type=int, default=1, help="fresh processes for campaigns above 1e8 rows")
+    parser.add_argument("--msmarco", type=int, nargs=3, metavar=("QUERIES", "DOCS", "RUNS"),
+                        help="also an MS MARCO-shaped campaign (e.g. 7000 1000 100)")
+    parser.add_argument("--dask", type=Path, help="also the D1 row on this campaign (bench/bench_dask.py)")
+    parser.add_argument("--plot", type=Path, help="write the scaling curve (PNG) here")
+    parser.add_argument("--results", type=Path, help="also write the measurements as JSON here")
+    args = parser.parse_args(argv)
+    rows: list[tuple[str, ...]] = []
+    points: list[dict[str, Any]] = []
+
+    def row(label: str, what: str, value: str, target: str, met: bool | None) -> None:
+        rows.append((label, what, value, target, "" if met is None else ("yes" if met else "NO")))
+
+    for n in args.runs:
+        folder = _synthetic(args.data, n, args.queries, args.docs)
+        n_rows = n * args.queries * args.docs
+        runs, qrels = str(folder / "runs"), str(folder / "qrels.txt")
+        repeat = args.repeat if n_rows < 10**8 else args.repeat_large
+        budget = _measure(runs, qrels, args.memory, repeat=repeat)
+        two = budget if budget["mode"] == "StreamedCampaign" else _measure(runs, qrels, None, True, repeat=repeat)
+        points.append({**two, "runs": n, "rows": n_rows, "mode": "two passes", "chosen": two is budget})
+        if n_rows < 10**8 or budget["mode"] != "StreamedCampaign":
+            memory = (budget if budget["mode"] != "StreamedCampaign"
+                      else _measure(runs, qrels, None, False, repeat=repeat))
+            points.append({**memory, "runs": n, "rows": n_rows, "mode": "in memory", "chosen": memory is budget})
+        first = _measure(runs, qrels, None, pass1=True, repeat=repeat)
+        for p in points:
+            if p["runs"] != n:
+                continue
+            how = f"--memory {args.memory} chooses it" if p["chosen"] else "forced"
+            row(f"S{n}", f"{n:,} runs, {n_rows:,} rows: {p['mode']} ({how}; times {p['all_seconds']} s)",
+                f"{p['seconds']:.1f} s, {p['peak'] / 2**20:.0f} MB; {p['seconds'] / n_rows * 1e9:.0f} ns and "
+                f"{p['peak'] / n_rows:.1f} bytes a row", "", None)
+        row(f"P{n}", "pass 1 alone: reads every row, keeps those within the deepest S_d depth (whole runs for "
+            "AP_rare), counts S_d", f"{first['seconds']:.1f} s, {first['peak'] / 2**20:.0f} MB "
+            f"({first['seconds'] / two['seconds']:.0%} of two passes)", "", None)
+
+    _target_rows(points, args.memory, row)
+
+    _dask_row(args, row)
+    _msmarco_row(args, row, points)
+
+    print(f"measures {' '.join(SCALE_MEASURES)}; {platform.processor() or platform.machine()}, {os.cpu_count()} "
+          f"cores, Python {platform.python_version()}; medians of {args.repeat} fresh processes "
+          f"({args.repeat_large} above 1e8 rows), imports included")
+    print("| | what | measured | target | met |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    if args.results:
+        args.results.write_text(json.dumps(points, indent=1))
+    if args.plot:
+        _plot(points, args.plot)
+
+
 if __name__ == "__main__":
-    main()
+    scale_main() if "--scale" in sys.argv else main()

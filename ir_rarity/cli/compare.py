@@ -117,7 +117,8 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
         if not pooled:
             raise ParameterError("--composition needs a rarity or novelty measure among -m")
         if not isinstance(campaign, Pool):
-            raise ParameterError("--composition needs the campaign's runs (a pool of run files or a saved .npz)")
+            raise ParameterError("--composition needs the campaign's runs held in memory (a pool of run files or a "
+                                 "saved .npz), not read in two passes: drop --stream, or raise --memory")
         comp = composition(campaign, qrels, pooled, resamples=args.composition_resamples,
                            level=args.ci or 0.95, seed=args.seed)
         if args.plot:

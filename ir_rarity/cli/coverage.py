@@ -3,7 +3,7 @@
 ::
 
     ir-rarity coverage QRELS RUNS... --depth K [-m MEASURE...] [--level 0.95] [--teams SPEC] [--draws N]
-                       [--seed S] [--out DIR] [-f FORMAT]
+                       [--seed S] [--out DIR] [-o FORMAT]
 
 Runs the leave-one-team-out re-judging study (:func:`ir_rarity.judging.coverage.coverage_study`) and prints one
 row per measure: the nominal level, the cases (runs whose score the removed judgments change), and the coverage and
@@ -44,7 +44,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
     p.add_argument("--split-by-tag", action="store_true", help="split each run file into one run per tag")
     p.add_argument("--out", metavar="DIR", help="also write summary.tsv and cases.tsv into this folder")
-    p.add_argument("-f", "--format", default="markdown", choices=["markdown", "tsv", "csv", "jsonl", "latex"],
+    p.add_argument("-o", "--format", default="markdown", choices=["markdown", "tsv", "csv", "jsonl", "latex"],
                    help="table format (markdown)")
     p.set_defaults(func=run)
     return p

@@ -42,30 +42,34 @@ __all__ = ["Similarity", "cluster_runs", "overlaps", "plot_dendrogram", "rbo_ext
 Basis = Literal["rbo", "jaccard"]
 
 
-def overlaps(lists: np.ndarray) -> np.ndarray:
-    """:math:`X_d` of every pair of ranked lists of one query, at every depth d = 1..k.
+def overlaps(lists: np.ndarray, rows: slice | None = None) -> np.ndarray:
+    """:math:`X_d` of pairs of ranked lists of one query, at every depth d = 1..k.
 
     Args:
         lists: ``(n, k)`` integer document codes, each row a ranking (best first), padded with -1 after its end.
+        rows: The first lists of the pairs (default all): a block of them bounds memory to ``block x n x k``.
 
     Returns:
-        ``(n, n, k)`` int32: entry ``[i, j, d-1]`` is the number of documents in both top-d sets.
+        ``(len(rows), n, k)`` int32: entry ``[i, j, d-1]`` is the number of documents in both top-d sets of the
+        i-th list of ``rows`` and list j.
 
     """
     n, k = lists.shape
+    block = slice(0, n) if rows is None else rows
     present = lists >= 0
     codes, inverse = np.unique(lists[present], return_inverse=True)
     ranks = np.full((n, len(codes) + 1), k + 1, dtype=np.int32)  # last column: the padding, never found
     doc = np.full(lists.shape, len(codes), dtype=np.int64)
     doc[present] = inverse
-    rows = np.broadcast_to(np.arange(n)[:, None], lists.shape)
+    run = np.broadcast_to(np.arange(n)[:, None], lists.shape)
     depth = np.broadcast_to(np.arange(1, k + 1, dtype=np.int32)[None, :], lists.shape)
-    ranks[rows[present], doc[present]] = depth[present]
-    # found[i, j, d-1]: rank in run j of run i's d-th document
-    found = ranks[:, doc].transpose(1, 0, 2)  # (n_j, n_i, k) -> (n_i, n_j, k)
+    ranks[run[present], doc[present]] = depth[present]
     d = np.arange(1, k + 1, dtype=np.int32)
-    entering = (found <= d).astype(np.int32)  # i's d-th document is in j's top d
-    entering += (found.transpose(1, 0, 2) < d)  # j's d-th document was in i's top d-1
+    # [i, j, d-1]: rank in run j of run i's d-th document (i in the block); then rank in run i of run j's d-th
+    mine_in_theirs = ranks[:, doc[block]].transpose(1, 0, 2)
+    theirs_in_mine = ranks[block][:, doc]
+    entering = (mine_in_theirs <= d).astype(np.int32)  # i's d-th document is in j's top d
+    entering += (theirs_in_mine < d)  # j's d-th document was in i's top d-1
     return np.cumsum(entering, axis=2, dtype=np.int32)
 
 
@@ -139,13 +143,15 @@ class Similarity:
         return frame
 
 
-def run_similarity(ranked: RankedCampaign, k: int = 100, p: float = 0.9) -> Similarity:
+def run_similarity(ranked: RankedCampaign, k: int = 100, p: float = 0.9, block_cells: int = 20_000_000
+                   ) -> Similarity:
     """Jaccard at ``k`` and RBO_ext (persistence ``p``, lists cut at ``k``) of every pair of runs.
 
     Args:
         ranked: The campaign's ranked lists.
         k: Depth the lists are cut at (Jaccard of top-k sets; RBO's evaluation depth).
         p: RBO's persistence (0.9: the top 10 carry about 86% of the weight; Webber et al.).
+        block_cells: Pairs x depths computed at once (memory: a few times this many int32 and float64 cells).
 
     Raises:
         ParameterError: ``k`` < 1 or ``p`` outside (0, 1).
@@ -160,21 +166,25 @@ def run_similarity(ranked: RankedCampaign, k: int = 100, p: float = 0.9) -> Simi
     sum_r = np.zeros((n, n))
     count = np.zeros((n, n), dtype=np.int64)
     top = ranked.rank <= k
+    size = max(1, block_cells // max(n * k, 1))
     for q in range(len(ranked.query_ids)):  # one gather per query
         rows = top & (ranked.query == q)
         lists = np.full((n, k), -1, dtype=np.int64)
         lists[ranked.run[rows], ranked.rank[rows] - 1] = ranked.key[rows]
         length = (lists >= 0).sum(axis=1)
-        x = overlaps(lists)
-        la, lb = length[:, None], length[None, :]
-        x_k = x[:, :, -1].astype(np.float64)
-        union = la + lb - x_k
-        jac = np.where(union > 0, x_k / np.maximum(union, 1), np.nan)
-        rbo = rbo_ext(x, np.broadcast_to(la, (n, n)), np.broadcast_to(lb, (n, n)), p)
-        seen = ~np.isnan(rbo)
-        sum_j += np.where(seen, jac, 0.0)
-        sum_r += np.where(seen, rbo, 0.0)
-        count += seen
+        for start in range(0, n, size):  # blocks of first lists: memory about block_cells int32 cells
+            block = slice(start, min(start + size, n))
+            x = overlaps(lists, block)
+            la, lb = length[block, None], length[None, :]
+            shape = x.shape[:2]
+            x_k = x[:, :, -1].astype(np.float64)
+            union = la + lb - x_k
+            jac = np.where(union > 0, x_k / np.maximum(union, 1), np.nan)
+            rbo = rbo_ext(x, np.broadcast_to(la, shape), np.broadcast_to(lb, shape), p)
+            seen = ~np.isnan(rbo)
+            sum_j[block] += np.where(seen, jac, 0.0)
+            sum_r[block] += np.where(seen, rbo, 0.0)
+            count[block] += seen
     with np.errstate(invalid="ignore", divide="ignore"):
         jaccard = np.where(count > 0, sum_j / count, np.nan)
         rbo_mean = np.where(count > 0, sum_r / count, np.nan)

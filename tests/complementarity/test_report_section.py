@@ -37,8 +37,9 @@ def test_section_when_asked() -> None:
     got = built.data.complementarity.teams.set_index("team")
     # the section says how deep the report's campaign holds its rankings (here whole: 3 documents)
     assert built.data.complementarity.settings["held_depth"] == 3 and "to depth 3 at most" in section
-    direct = ir_rarity.complementarity(QRELS, runs(), ["P@2", "P_rare(alpha=0.5)@2"], teams=TEAMS,  # callable
-                             rarity=["P_rare(alpha=0.5)@2"], samples=50, seed=0).teams.set_index("team")
+    direct = ir_rarity.complementarity(  # type: ignore[operator]  # the package is callable (its __class__)
+        QRELS, runs(), ["P@2", "P_rare(alpha=0.5)@2"], teams=TEAMS, rarity=["P_rare(alpha=0.5)@2"], samples=50,
+        seed=0).teams.set_index("team")
     np.testing.assert_allclose(got.loc[["A", "B", "C"], ["contribution", "shapley", "unique_relevant"]],
                                direct.loc[["A", "B", "C"], ["contribution", "shapley", "unique_relevant"]])
     # the Shapley values of the P@2 game sum to the fused run's P@2

@@ -9,6 +9,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from test_similarity import plain_rbo_ext
 
 import ir_rarity
 from ir_rarity import covid_round1
@@ -61,6 +62,20 @@ def test_round1_subset_against_independent_values(tmp_path: Path) -> None:
     fusion = result.fusion.set_index(["method", "measure"])["value"]
     assert fusion[("rrf", "nDCG@10")] == pytest.approx(expected[ir_measures.nDCG @ 10], abs=1e-12)
     assert fusion[("rrf", "P@10")] == pytest.approx(expected[ir_measures.P @ 10], abs=1e-12)
+
+    # similarity of a few pairs, by Python sets on the rankings read by pandas
+    ranked_lists = {(r, q): list(g["doc_id"]) for (r, q), g in trec_order(rows).groupby(["run", "query_id"])}
+    pairs = result.similarity.pairs().set_index(["run_a", "run_b"])
+    names = list(result.similarity.run_names)
+    for a, b in [(0, 1), (2, 9), (5, len(names) - 1)]:
+        queries = sorted({str(q) for (r, q) in ranked_lists if r in (names[a], names[b])})
+        jaccard, rbo = [], []
+        for q in queries:
+            s, t = ranked_lists.get((names[a], q), []), ranked_lists.get((names[b], q), [])
+            jaccard.append(len(set(s) & set(t)) / len(set(s) | set(t)))
+            rbo.append(plain_rbo_ext(s, t, 0.9) if s and t else 0.0)
+        assert pairs.loc[(names[a], names[b]), "jaccard"] == pytest.approx(np.mean(jaccard), abs=1e-12)
+        assert pairs.loc[(names[a], names[b]), "rbo"] == pytest.approx(np.mean(rbo), abs=1e-12)
 
     # efficiency: the Shapley values sum to the fused run's nDCG@10
     teams = result.teams.set_index("team")

@@ -113,3 +113,17 @@ def test_clusters_and_dendrogram() -> None:
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()]  # labelled leaves
     with pytest.raises(ParameterError, match="persistence"):
         run_similarity(ranked_campaign(campaign()), k=3, p=1.0)
+
+
+def test_blocks_of_pairs_give_the_same_values() -> None:
+    rng = np.random.default_rng(3)
+    lists = np.full((6, 5), -1)
+    for i in range(6):
+        length = int(rng.integers(0, 6))
+        lists[i, :length] = rng.choice(9, size=length, replace=False)
+    whole = overlaps(lists)
+    np.testing.assert_array_equal(np.concatenate([overlaps(lists, slice(0, 4)), overlaps(lists, slice(4, 6))]), whole)
+    ranked = ranked_campaign(campaign())
+    one, many = run_similarity(ranked, k=3, p=0.5), run_similarity(ranked, k=3, p=0.5, block_cells=1)
+    np.testing.assert_array_equal(one.rbo, many.rbo)
+    np.testing.assert_array_equal(one.jaccard, many.jaccard)

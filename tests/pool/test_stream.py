@@ -247,3 +247,14 @@ def test_meta_reads_the_matrices_alike(tmp_path: Path) -> None:
         assert stability(a, trials=50, seed=1) == stability(b, trials=50, seed=1)
     assert (kendall_tau(memory.matrix("AP"), memory.matrix("AP_rare"))
             == kendall_tau(streamed.matrix("AP"), streamed.matrix("AP_rare")))
+
+
+def test_composition_asks_for_the_runs_in_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Composition intervals recount S_d without each team: they need the rows, and say so in one line."""
+    from ir_rarity.cli.commands import main
+
+    files, qrels = _campaign(tmp_path / "c", n_runs=3)
+    assert main(["eval", str(qrels), *map(str, files), "-m", "AP_rare", "--stream", "--composition"]) != 0
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "ir-rarity: error: --composition needs the campaign's runs held in memory (a pool of run files or a saved "
+        ".npz), not read in two passes: drop --stream, or raise --memory"]

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.campaign import unique_relevant
+from ir_rarity.checks import check_depth
 from ir_rarity.complementarity.contribution import (
     CoalitionGame,
     ShapleyValues,
@@ -40,7 +41,7 @@ from ir_rarity.complementarity.similarity import Basis, Similarity, cluster_runs
 from ir_rarity.errors import ParameterError
 from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.io.frames import as_qrels_frame
-from ir_rarity.measures.parse import higher_is_better, measure_label
+from ir_rarity.measures.parse import higher_is_better, measure_label, parse_measures
 from ir_rarity.pool import Pool
 
 __all__ = ["Complementarity", "complementarity", "correlations"]
@@ -119,6 +120,28 @@ def correlations(teams: pd.DataFrame, rarity: Sequence[str],
                                        "kendall_p"])
 
 
+def _check(*, k: int, p: float, samples: int, depth: int, pool_depth: int, rrf_k: int, cut: float,
+           basis: str) -> None:
+    """Every parameter checked before anything is read (one line naming the parameter and its value).
+
+    Raises:
+        ParameterError: a parameter out of its range.
+
+    """
+    for name, value in (("k", k), ("depth", depth), ("pool_depth", pool_depth)):
+        check_depth(value, name)
+    if not 0.0 < p < 1.0:
+        raise ParameterError(f"RBO's persistence p must lie in (0, 1), got {p}")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 2:
+        raise ParameterError(f"samples must be an integer >= 2 (a standard error needs two), got {samples!r}")
+    if rrf_k < 0:
+        raise ParameterError(f"RRF's k must be >= 0, got {rrf_k}")
+    if not cut >= 0.0:
+        raise ParameterError(f"the clusters' cut must be a distance >= 0, got {cut}")
+    if basis not in ("rbo", "jaccard"):
+        raise ParameterError(f"cluster on 'rbo' or 'jaccard', got {basis!r}")
+
+
 def _labels(measures: Any) -> list[str]:
     items = [measures] if isinstance(measures, str) else list(measures)
     labels = [measure_label(m) if isinstance(m, str) else str(m) for m in items]
@@ -193,6 +216,8 @@ def complementarity(
         raise ParameterError(f"fusion method must be one of {', '.join(METHODS)}, got {shapley_method!r}")
     if team_score not in ("best", "mean"):
         raise ParameterError(f"team_score must be 'best' or 'mean', got {team_score!r}")
+    _check(k=k, p=p, samples=samples, depth=depth, pool_depth=pool_depth, rrf_k=rrf_k, cut=cut, basis=basis)
+    parse_measures(labels + rarity_labels)  # an unknown measure is refused before the runs are read
     qrels_frame = as_qrels_frame(qrels)
     pool = runs if isinstance(runs, Pool) else Pool.from_runs(runs, teams=teams, split_by_tag=split_by_tag,
                                                              duplicates=duplicates)

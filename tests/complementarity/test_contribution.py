@@ -107,3 +107,15 @@ def test_exact_shapley_of_the_fusion_game() -> None:
     exact = shapley(game.value, 3, exact=True)
     np.testing.assert_allclose(exact.value, subset_formula(values, 3), atol=1e-12)
     assert game.evaluated == 7  # every non-empty coalition once (cached)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"samples": 1}, "samples must be an integer >= 2"), ({"p": 1.0}, "persistence p"), ({"k": 0}, "k must be"),
+    ({"pool_depth": -1}, "pool_depth must be"), ({"measures": ["Nope@3"]}, "Nope"),
+    ({"shapley_measure": "P@5"}, "Shapley measure P@5 is not among"), ({"cut": float("nan")}, "cut"),
+])
+def test_parameters_are_checked_before_the_runs_are_read(options: dict[str, object], message: str) -> None:
+    from ir_rarity.complementarity import complementarity
+
+    with pytest.raises(ParameterError, match=message):  # not the InputError of the missing run file
+        complementarity(QRELS, "no/such/run/file", **options)  # type: ignore[arg-type]

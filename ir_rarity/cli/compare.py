@@ -94,7 +94,8 @@ def wants_table(args: argparse.Namespace) -> bool:
         raise ParameterError("--plot needs --composition")
     wanted = compared or args.ci is not None or args.composition or args.unjudged or args.ties
     if wanted and args.per_query:
-        raise ParameterError("-q prints per-query values; drop it to compare runs, give intervals or composition")
+        raise ParameterError("-q prints per-query values; drop it to compare runs, give intervals or composition, "
+                             "or show --unjudged / --ties (per query: Evaluation.bounds(m, per_query=True))")
     if args.composition and args.pool:
         raise ParameterError("--composition describes the campaign's own runs: drop --pool (RUNS are the campaign)")
     return bool(wanted)

@@ -76,3 +76,10 @@ def test_a_rank_column_against_the_score_order_is_named_with_both_values(
     assert len(warning) == 1 and "1 run(s)" in warning[0]
     assert "tied (P@1 0.0000 by score, 1.0000 by rank column; 1 queries)" in warning[0]
     assert "plain" not in warning[0]
+
+
+def test_per_query_output_says_where_the_per_query_values_are(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, runs = _files(tmp_path)
+    assert main(["eval", str(qrels), *map(str, runs), "-m", "P@2", "--unjudged", "-q"]) != 0
+    assert "Evaluation.bounds(m, per_query=True)" in capsys.readouterr().err

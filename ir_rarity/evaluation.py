@@ -140,13 +140,18 @@ def evaluate(
         if not whole and _two_passes(runs, measure_list, team_map, stream, memory_limit):
             streamed = stream_campaign(runs, measure_list, retention, keep_depth=keep, duplicates=duplicates,
                                        split_by_tag=split_by_tag, scores=scores)
-            return evaluate_campaign(streamed, judgments, labels, progress=progress)
+            streamed_evaluation = evaluate_campaign(streamed, judgments, labels, progress=progress)
+            streamed_evaluation.whole_runs = False  # read for these measures only
+            return streamed_evaluation
         campaign = resolve_campaign(runs, teams=team_map, duplicates=duplicates, keep_depth=None if retention
                                     else keep, split_by_tag=split_by_tag, progress=progress, cache=False,
                                     scores=scores, retention=retention)
         if not isinstance(campaign, MemberCampaign):
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
-        return evaluate_campaign(campaign, judgments, labels, progress=progress, unjudged=unjudged, ties=ties)
+        evaluation = evaluate_campaign(campaign, judgments, labels, progress=progress, unjudged=unjudged,
+                                       ties=ties)
+        evaluation.whole_runs = campaign is runs or (retention is None and keep is None)  # else cut for them
+        return evaluation
     campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
                                 split_by_tag=split_by_tag, progress=progress, scores=scores)
     return evaluate_campaign(campaign, judgments, labels, runs, joint=joint, duplicates=duplicates,

@@ -62,6 +62,9 @@ class Evaluation:
             dropped): the column of every table. A measure without a label is named ``str(measure)``.
         run_lengths: Evaluated run -> its longest ranking over the qrels' queries, recorded when ASL measures
             are evaluated (ASL rewards shorter runs); ``attrs()["asl_lengths"]`` says whether they differ.
+        whole_runs: Whether the campaign holds its runs whole: False when the front door read them for these
+            measures only (to the depth they read); the judgments drawn by ``interval(covers="unjudged")`` need
+            whole runs.
         rests: ``(measure, kind) -> (n_runs, n_queries)`` values of what each score rests on (kinds of
             :data:`~ir_rarity.engine.rests.UNJUDGED_KINDS` and :data:`~ir_rarity.engine.rests.TIE_KINDS`), gathered
             by ``evaluate(..., unjudged=True, ties=True)``, which reads whole runs for them (a campaign read for
@@ -82,6 +85,7 @@ class Evaluation:
     judgments: Judgments | None = field(default=None, repr=False, compare=False)
     labels: dict[ir_measures.Measure, str] = field(default_factory=dict)
     run_lengths: dict[str, int] = field(default_factory=dict)
+    whole_runs: bool = True
     rests: dict[tuple[ir_measures.Measure, str], np.ndarray] = field(default_factory=dict, repr=False,
                                                                       compare=False)
 
@@ -203,7 +207,7 @@ class Evaluation:
                           values={m: v[rows] for m, v in self.values.items()}, info=self.info,
                           depths=list(self.depths), members={n: self.members[n] for n in names if n in self.members},
                           mode=self.mode, campaign=self.campaign, qrels=self.qrels, judgments=self.judgments,
-                          labels=dict(self.labels),
+                          labels=dict(self.labels), whole_runs=self.whole_runs,
                           run_lengths={n: self.run_lengths[n] for n in names if n in self.run_lengths},
                           rests={k: v[rows] for k, v in self.rests.items()})
 

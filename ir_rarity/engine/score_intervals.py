@@ -44,6 +44,10 @@ def _member_positions(evaluation: Evaluation) -> tuple[MemberCampaign, list[int]
     if not isinstance(campaign, MemberCampaign) or evaluation.judgments is None:
         raise ParameterError("covers='unjudged' or 'all' needs the campaign's runs (a pool of run files or a saved "
                              ".npz), not a count table")
+    if not getattr(evaluation, "whole_runs", True):
+        raise ParameterError("covers='unjudged' or 'all' draws the judgments of whole runs, and these runs were read "
+                             "to the depth their measures read: evaluate with unjudged=True (run files read whole) "
+                             "or give a Pool")
     index = {n: i for i, n in enumerate(campaign.names)}
     positions = []
     for name in evaluation.names:

@@ -131,3 +131,20 @@ def test_refusals() -> None:
     apart = ir_rarity.evaluate(newcomer, qrels, ["P@5"], pool=pool)
     with pytest.raises(ParameterError, match="not one of them"):
         apart.interval("P@5", "unjudged", draws=2)
+
+
+def test_runs_read_for_their_measures_are_refused_whole_runs_agree(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """From files the door reads what the measures read; the draws need whole runs, and then every path agrees."""
+    runs, qrels = campaign(seed=2)
+    for name, run in runs.items():
+        (tmp_path / name).write_text("".join(f"{q} Q0 {d} {i + 1} {s} {name}\n" for i, (q, d, s) in
+                                             enumerate(run[["query_id", "doc_id", "score"]].itertuples(index=False))))
+    files = sorted(str(tmp_path / n) for n in runs)
+    cut = ir_rarity.evaluate(files, qrels, ["P@5"])
+    assert not cut.whole_runs
+    with pytest.raises(ParameterError, match="whole runs"):
+        cut.interval("P@5", "unjudged", draws=5)
+    assert cut.interval("P@5", "topics").attrs["covers"] == "topics"  # the bootstrap reads the values only
+    whole = ir_rarity.evaluate(files, qrels, ["P@5"], unjudged=True).interval("P@5", "unjudged", draws=30, seed=2)
+    pooled = ir_rarity.evaluate(Pool.from_runs(files), qrels, ["P@5"]).interval("P@5", "unjudged", draws=30, seed=2)
+    pd.testing.assert_frame_equal(whole, pooled, check_like=True)

@@ -11,7 +11,7 @@ one rule: a run in score order is the member it equals, the reordered one a run 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +52,16 @@ def contradicted_queries(frame: pd.DataFrame, precision: str = "float32") -> lis
     return sorted({str(q) for q in query[1:][against]} - unreadable)
 
 
+_COLUMNS = {"qid": "query_id", "docno": "doc_id"}
+"""PyTerrier's and TREC's column names of a run frame, to the canonical ones."""
+
+
 def _named_frames(spec: Any, split_by_tag: bool | None) -> list[tuple[str, pd.DataFrame]]:
+    if isinstance(spec, Mapping):  # name -> DataFrame: those that have a rank column (PyTerrier's results do)
+        frames = ((str(n), f.rename(columns=_COLUMNS)) for n, f in spec.items() if isinstance(f, pd.DataFrame))
+        return [(n, f.assign(query_id=f["query_id"].astype(str), doc_id=f["doc_id"].astype(str),
+                             rank=pd.to_numeric(f["rank"], errors="coerce"))[["query_id", "doc_id", "rank", "score"]])
+                for n, f in frames if {"query_id", "doc_id", "rank", "score"} <= set(f.columns)]
     out: list[tuple[str, pd.DataFrame]] = []
     for path in expand_run_paths(spec):
         frame = read_trec_run_ranks(path)
@@ -69,7 +78,8 @@ def rank_column_check(evaluation: Evaluation, runs: Sequence[Any] | Any, split_b
 
     Args:
         evaluation: The evaluation of those runs (its campaign, judgments and measures are used again).
-        runs: Run files, folders or globs (as given to the evaluation).
+        runs: Run files, folders or globs (as given to the evaluation), or a mapping ``name -> DataFrame`` whose
+            frames have a ``rank`` column (PyTerrier's results; ``qid``/``docno`` or ``query_id``/``doc_id``).
         split_by_tag: As given to the evaluation: one run per tag.
 
     Returns:
@@ -78,7 +88,7 @@ def rank_column_check(evaluation: Evaluation, runs: Sequence[Any] | Any, split_b
         :class:`RankColumnWarning` names them otherwise.
 
     """
-    specs = runs if isinstance(runs, (list, tuple)) else [runs]
+    specs = runs if isinstance(runs, (list, tuple)) and not isinstance(runs, Mapping) else [runs]
     precision = evaluation.campaign.scores if evaluation.campaign is not None else "float32"
     wanted = set(evaluation.names)
     found: dict[str, tuple[int, pd.DataFrame]] = {}

@@ -172,7 +172,9 @@ def Experiment(
             ``"<m> low"`` and ``"<m> high"`` (unjudged documents non-relevant, and relevant at the lowest relevant
             grade; :meth:`ir_rarity.Evaluation.bounds`), after the other columns.
         ties: Add each measure's ``"<m> ties low"`` and ``"<m> ties high"``: its min and max over every order of
-            documents with equal scores (:meth:`ir_rarity.Evaluation.ties`).
+            documents with equal scores (:meth:`ir_rarity.Evaluation.ties`); results with a ``rank`` column that
+            orders otherwise than their scores are named in one warning
+            (:func:`~ir_rarity.compare.rank_column.rank_column_check`).
 
     Returns:
         What ``pt.Experiment`` returns: the means table (a Styler with ``highlight``), the per-query frame, or both

@@ -83,3 +83,16 @@ def test_per_query_output_says_where_the_per_query_values_are(tmp_path: Path,
     qrels, runs = _files(tmp_path)
     assert main(["eval", str(qrels), *map(str, runs), "-m", "P@2", "--unjudged", "-q"]) != 0
     assert "Evaluation.bounds(m, per_query=True)" in capsys.readouterr().err
+
+
+def test_frames_with_a_rank_column_are_checked_too() -> None:
+    from ir_rarity.compare.rank_column import RankColumnWarning, rank_column_check
+
+    runs = {"tied": pd.DataFrame({"qid": "q", "docno": ["x", "y", "z"], "score": 0.5, "rank": [0, 1, 2]}),
+            "plain": pd.DataFrame({"qid": "q", "docno": ["x", "y", "z"], "score": [3.0, 2.0, 1.0], "rank": [0, 1, 2]})}
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": ["x", "y", "z"], "relevance": [1, 0, 0]})
+    result = ir_rarity.evaluate(runs, qrels, ["P@1", "RR"])
+    with pytest.warns(RankColumnWarning, match=r"tied \(P@1 0.0000 by score, 1.0000 by rank column; 1 queries\)"):
+        table = rank_column_check(result, runs)
+    assert list(table.index) == ["tied"]
+    assert table.loc["tied", ["RR score order", "RR rank order"]].tolist() == [1 / 3, 1.0]  # z, y, x vs x, y, z

@@ -32,3 +32,12 @@ def test_the_columns_equal_the_evaluation() -> None:
     for m in ("AP", "nDCG@2"):
         assert table[f"{m} high"].to_dict() == pytest.approx(result.bounds(m)["high"].to_dict(), abs=1e-15)
     assert "AP ties low" not in table.columns
+
+
+def test_results_whose_rank_column_contradicts_their_scores_are_named() -> None:
+    from ir_rarity.compare.rank_column import RankColumnWarning
+
+    systems = {"a": SYSTEMS["a"], "b": SYSTEMS["b"].assign(rank=[1, 0, 2])}  # b's rank column: y, x, z
+    # by score (trec_eval's order z, y, x) P@1 = 1 (z relevant); by the rank column y first: 0
+    with pytest.warns(RankColumnWarning, match=r"1 run\(s\).*b \(P@1 1.0000 by score, 0.0000 by rank column"):
+        ir_rarity.Experiment(systems, TOPICS, QRELS, ["P@1"], ties=True)

@@ -16,6 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from ir_rarity.compare.rank_column import rank_column_check
 from ir_rarity.compare.rests import rest_frame
 from ir_rarity.engine import aggregate, exact_sums, skips_undefined
 from ir_rarity.errors import InputError
@@ -104,6 +105,8 @@ def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Meas
     order, status = _query_orders(runs, qrels_qids, backfill, ordered)
     mrt = np.array([r.ms / len(qrels_qids) for r in runs], dtype=np.float64)
     unjudged, ties = bool(evaluate_options.get("unjudged")), bool(evaluate_options.get("ties"))
+    if ties:  # results whose rank column orders otherwise than their scores: one warning names them
+        rank_column_check(evaluation, {n: r.frame for n, r in zip(names, runs, strict=True)})
     rests = pd.concat([rest_frame(evaluation, m, unjudged, ties, key=column) for m, column in
                        zip(measures.measures, measures.columns, strict=True)], axis=1).rename_axis("name") \
         if unjudged or ties else None

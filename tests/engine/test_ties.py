@@ -167,3 +167,22 @@ def test_ties_are_not_gathered_unless_asked() -> None:
         result.ties("P@1")
     gathered = ir_rarity.evaluate(runs, qrels, ["P@1"], ties=True)
     assert tuple(gathered.ties("P@1").loc["a", ["value", "ties low", "ties high"]]) == (0.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_measures_without_s_d_equal_every_order_scored_as_its_own_run(seed: int) -> None:
+    """ASL, Rprec, Bpref and RBP read no S_d: each order of the tied documents, written as a run with distinct
+    scores and scored by the front door, is one value the range must span, and its ends must be reached."""
+    runs, qrels = _campaign(seed, n_runs=2, n_queries=1, n_docs=6)
+    names = ["ASL", "Rprec", "Bpref", "RBP(p=0.8)@4"]
+    result = ir_rarity.evaluate(runs, qrels, names, ties=True)
+    for name, frame in runs.items():
+        orders = _orders(_trec_order(frame))
+        written = {f"o{i}": pd.DataFrame({"qid": "q0", "docno": o, "score": np.arange(len(o), 0, -1.0)})
+                   for i, o in enumerate(orders)}
+        every = ir_rarity.evaluate(written, qrels, names).table()
+        tied = {m: result.ties(m).loc[name] for m in names}
+        for m in names:
+            assert tied[m]["ties low"] == pytest.approx(every[m].min(), abs=1e-12), (m, name)
+            assert tied[m]["ties high"] == pytest.approx(every[m].max(), abs=1e-12), (m, name)
+        assert tied["RBP(p=0.8)@4"]["ties expected"] == pytest.approx(every["RBP(p=0.8)@4"].mean(), abs=1e-12)

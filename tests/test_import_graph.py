@@ -64,6 +64,13 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.metadata", "ir_rarity.provenance"): LAZY,
     ("ir_rarity.cli.commands", "ir_rarity.engine.pages"): LAZY_COMMAND,
     ("ir_rarity.cli.pooling", "ir_rarity.campaign"): LAZY,
+    # ir-rarity coverage: the study (numpy, pandas, the pool) only when the command runs
+    ("ir_rarity.cli.coverage", "ir_rarity.checks"): LAZY,
+    ("ir_rarity.cli.coverage", "ir_rarity.io.guard"): LAZY,
+    ("ir_rarity.cli.coverage", "ir_rarity.judging.coverage"): LAZY,
+    ("ir_rarity.cli.coverage", "ir_rarity.pool.pool"): LAZY,
+    ("ir_rarity.cli.coverage", "ir_rarity.pool.teams"): LAZY,
+    ("ir_rarity.cli.coverage", "ir_rarity.tables"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.checks"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.io.frames"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.pool.pool"): LAZY,

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from ir_rarity.errors import ParameterError
+from ir_rarity.measures.parse import parse_measures
 
 __all__ = ["DEFAULT_MEASURES", "add_parser", "run"]
 
@@ -55,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
     from ir_rarity.checks import check_depth
     from ir_rarity.io.guard import OutputFolder, check_outputs
     from ir_rarity.judging.coverage import coverage_study
-    from ir_rarity.measures.parse import parse_measures
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.teams import read_teams, teams_file
     from ir_rarity.tables import render_frame

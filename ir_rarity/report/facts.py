@@ -10,24 +10,19 @@ manifest hash, the SHA-256 of the lines ``<sha256>  <file name>`` of its files s
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import TYPE_CHECKING, Any
 
+from ir_rarity.metadata import manifest_hash
+
 if TYPE_CHECKING:
     from ir_rarity.provenance import Provenance
 
-__all__ = ["FOLDED", "compact_lines", "manifest_hash"]
+__all__ = ["FOLDED", "compact_lines"]
 
 FOLDED = 3
 """A folder with more input files than this is shown as one line."""
-
-
-def manifest_hash(files: list[tuple[str, str]]) -> str:
-    """SHA-256 of one ``sha256sum`` line per file (``<sha256>  <name>``), sorted by name: one hash of a folder."""
-    lines = "".join(f"{sha}  {name}\n" for name, sha in sorted(files))
-    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
 
 
 def _one_line(text: object) -> str:

@@ -278,8 +278,9 @@ def test_notebook_display_is_a_lite_summary(round1_report: ir_rarity.report.Repo
 def test_a_campaign_folder_is_one_line_of_the_provenance_block(tmp_path: Path) -> None:
     import hashlib
 
+    from ir_rarity.metadata import manifest_hash
     from ir_rarity.provenance import collect
-    from ir_rarity.report.facts import compact_lines, manifest_hash
+    from ir_rarity.report.facts import compact_lines
 
     folder = tmp_path / "runs"
     folder.mkdir()

@@ -12,6 +12,8 @@ import sys
 import warnings
 from collections.abc import Iterable
 
+from ir_rarity.progress import in_notebook
+
 __all__ = [
     "DegeneratePoolWarning",
     "DuplicateDocumentError",
@@ -146,8 +148,6 @@ def warn(message: str, category: type[Warning]) -> None:
 
 
 def _in_kernel() -> bool:
-    from ir_rarity.progress import in_notebook  # here: progress imports nothing of ir_rarity, errors is imported first
-
     return in_notebook()
 
 

@@ -150,7 +150,8 @@ def evaluate(
             raise ParameterError(f"{campaign!r} does not keep its runs: give it as pool= and the runs to score")
         evaluation = evaluate_campaign(campaign, judgments, labels, progress=progress, unjudged=unjudged,
                                        ties=ties)
-        evaluation.whole_runs = campaign is runs or (retention is None and keep is None)  # else cut for them
+        given: object = runs  # a campaign given as the runs is taken as it is
+        evaluation.whole_runs = campaign is given or (retention is None and keep is None)  # else cut for them
         return evaluation
     campaign = resolve_campaign(pool, teams=team_map, duplicates=duplicates, keep_depth=keep,
                                 split_by_tag=split_by_tag, progress=progress, scores=scores)

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from ir_rarity.errors import ParameterError
 from ir_rarity.report.markup import json_for_script, render
+from ir_rarity.report.pairs import pair_title
 
 if TYPE_CHECKING:
     from ir_rarity.report.data import ReportData
@@ -97,8 +98,6 @@ def rarity_scatter(data: ReportData, pair: tuple[str, str], div_id: str) -> Mark
     figure = go.Figure(go.Scatter(x=data.table[base], y=data.table[rare], mode="markers", customdata=custom,
                                   marker={"size": 8, "opacity": 0.75, "color": "#1f77b4"}, name="runs",
                                   hovertemplate=_hover(base, rare)))
-    from ir_rarity.report.pairs import pair_title
-
     label = pair_title(data, pair)["label"]
     figure.update_layout(title=_text(label), xaxis_title=_text(f"{base} (standard, same cutoff)"),
                          yaxis_title=_text(f"{rare} (rarity)"), hovermode="closest")

@@ -50,6 +50,8 @@ def main() -> None:
     qrels = ir_rarity.read_trec_qrels(os.path.join(args.campaign, "qrels.txt"))
     in_memory = sum(int(f.memory_usage(deep=True).sum()) for _, f in iter_named_runs(runs_glob, progress=False))
     limit = max(in_memory * 3 // 4, 320 * 2**20)  # as dask_row: below the campaign, above a bare worker
+    if args.two_passes:  # a worker holds the counts (merged two at a time) and one block of runs, not a partition
+        limit = max(limit, 1536 * 2**20)
 
     local = []
     for _ in range(args.repeat):

@@ -175,18 +175,41 @@ print(json.dumps({"seconds": time.perf_counter() - start, "mode": mode,
 """One measured evaluation in a fresh process: its wall time (imports included) and its peak RSS (bytes)."""
 
 
+_DONE: dict[str, dict[str, Any]] = {}
+"""Measurements already taken (``--reuse``: read from the results file), by their arguments."""
+
+
 def _measure(runs: str, qrels: str, memory: str | None, stream: bool | None = None, pass1: bool = False,
              repeat: int = 1) -> dict[str, Any]:
     """Median time and median peak RSS of ``repeat`` fresh processes evaluating SCALE_MEASURES."""
     args = json.dumps({"runs": runs, "qrels": qrels, "measures": SCALE_MEASURES, "memory": memory,
                        "stream": stream, "pass1": pass1})
+    if args in _DONE:
+        return _DONE[args]
     outs = []
     for _ in range(repeat):
         done = subprocess.run([sys.executable, "-c", CHILD, args], capture_output=True, text=True, check=True)
         outs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return {"seconds": statistics.median(o["seconds"] for o in outs),
-            "peak": statistics.median(o["peak"] for o in outs), "mode": outs[0]["mode"],
-            "all_seconds": [round(o["seconds"], 2) for o in outs]}
+    _DONE[args] = {"seconds": statistics.median(o["seconds"] for o in outs),
+                   "peak": statistics.median(o["peak"] for o in outs), "mode": outs[0]["mode"],
+                   "all_seconds": [round(o["seconds"], 2) for o in outs]}
+    if _SAVED:
+        _SAVED[0].write_text(json.dumps(_DONE, indent=1))
+    return _DONE[args]
+
+
+_SAVED: list[Path] = []
+"""Where every measurement is written as soon as it is taken (``--measurements``)."""
+
+
+def _remember(path: Path | None, reuse: bool) -> None:
+    """Write measurements to ``path`` as they are taken; with ``reuse``, take those already there as measured."""
+    _DONE.clear()
+    _SAVED.clear()
+    if path is not None:
+        _SAVED.append(path)
+        if reuse and path.exists():
+            _DONE.update(json.loads(path.read_text()))
 
 
 def _synthetic(data: Path, runs: int, queries: int, docs: int) -> Path:
@@ -272,6 +295,8 @@ def _target_rows(points: list[dict[str, Any]], memory: str, row: Any) -> None:
     """The rows T1-T4 and D1 from the measured points."""
     streamed = {p["runs"]: p for p in points if p["mode"] == "two passes"}
     in_memory = {p["runs"]: p for p in points if p["mode"] == "in memory"}
+    if not streamed:
+        return
     small, large = min(streamed), max(streamed)
     a, b = streamed[small], streamed[large]
     ratio = b["peak"] / a["peak"]
@@ -301,7 +326,12 @@ def _dask_row(args: argparse.Namespace, row: Any) -> None:
     if not args.dask:
         return
     done = subprocess.run([sys.executable, str(HERE / "bench_dask.py"), str(args.dask), "--two-passes",
-                           "--repeat", str(args.repeat)], capture_output=True, text=True, check=True)
+                           "--repeat", str(args.repeat)], capture_output=True, text=True)
+    if done.returncode:
+        error = (done.stderr.strip().splitlines() or ["?"])[-1]
+        row("D1", f"Dask two passes (bench/bench_dask.py {args.dask} --two-passes)", f"failed: {error[:200]}",
+            f"<= {SCALE_TARGETS['dask']:g}x", False)
+        return
     lines = {line.split()[0] + (" " + line.split()[1] if line.startswith("dask") else ""): line
              for line in done.stdout.splitlines() if line.strip()}
     ratio = float(lines["ratio"].split()[1].rstrip("x"))
@@ -331,7 +361,7 @@ def scale_main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="scale rows of bench_scale.py")
     parser.add_argument("--scale", action="store_true")
     parser.add_argument("--data", type=Path, default=Path("/work/bench_data"), help="where campaigns are made")
-    parser.add_argument("--runs", type=int, nargs="+", default=[126, 1000, 4000])
+    parser.add_argument("--runs", type=int, nargs="*", default=[126, 1000, 4000])
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--memory", default="4G", help="the budget evaluate() is given (memory_limit=)")
@@ -342,7 +372,12 @@ def scale_main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dask", type=Path, help="also the D1 row on this campaign (bench/bench_dask.py)")
     parser.add_argument("--plot", type=Path, help="write the scaling curve (PNG) here")
     parser.add_argument("--results", type=Path, help="also write the measurements as JSON here")
+    parser.add_argument("--measurements", type=Path,
+                        help="a JSON file each measurement is written to when taken; with --reuse, those already "
+                             "there are not taken again")
+    parser.add_argument("--reuse", action="store_true")
     args = parser.parse_args(argv)
+    _remember(args.measurements, args.reuse)
     rows: list[tuple[str, ...]] = []
     points: list[dict[str, Any]] = []
 

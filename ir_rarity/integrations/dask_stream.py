@@ -51,8 +51,8 @@ def _scored(campaign: StreamedCampaign, first: int, stop: int, qrels: pd.DataFra
 
 
 def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, duplicates: Duplicates = "error",
-                                  split_by_tag: bool | None = None, scores: ScorePrecision | None = None
-                                  ) -> Evaluation:
+                                  split_by_tag: bool | None = None, scores: ScorePrecision | None = None,
+                                  tasks: int | None = None) -> Evaluation:
     """Evaluate a campaign of run files against itself in two passes on Dask (see the module).
 
     Uses the active ``dask.distributed`` client if there is one, else Dask's default scheduler.
@@ -65,6 +65,9 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
         duplicates: ``"error"`` or ``"first"``.
         split_by_tag: True: one run per tag of each file.
         scores: ``"float32"`` (None) or ``"float64"``.
+        tasks: Tasks of each pass, each a run of consecutive blocks of files (None: two per worker of the active
+            client, or per core without one). What a task costs besides its rows (its counts sent on, the qrels
+            encoded against the campaign's vocabularies) is then paid a few times, not once a block.
 
     Returns:
         The :class:`~ir_rarity.Evaluation` of :func:`ir_rarity.evaluate` on the same files (runs in file order).
@@ -89,9 +92,11 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
     judgments = Judgments(qrels)
     precision: ScorePrecision = scores or "float32"
     blocks = file_blocks(files, split_by_tag)
+    groups = _groups(blocks, tasks if tasks is not None else 2 * _workers())
     depths = count_depths(measure_list)
     options = {"duplicates": duplicates, "split_by_tag": split_by_tag, "scores": precision}
-    level = [delayed(count_files)(files[a:b], depths, blocks=[(0, b - a)], **options) for a, b in blocks]
+    level = [delayed(count_files)(files[a:b], depths, blocks=[(x - a, y - a) for x, y in blocks if a <= x < b],
+                                  **options) for a, b in groups]
     while len(level) > 1:  # a tree: every merge adds the counts of the files after it
         level = [delayed(_merged)(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
                  for i in range(0, len(level), 2)]
@@ -101,7 +106,7 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
                                 scores=precision, blocks=blocks)
     texts = list(labels.values())
     shared = _shared(campaign)
-    parts = compute(*[delayed(_scored)(shared, a, b, judgments.frame, texts) for a, b in blocks])
+    parts = compute(*[delayed(_scored)(shared, a, b, judgments.frame, texts) for a, b in groups])
     names = [n for part in parts for n in part[0]]
     measure_of = {text: m for m, text in labels.items()}  # the values in the order the engine gives them
     values = {measure_of[text]: np.vstack([part[1][text] for part in parts]) for text in parts[0][1]}
@@ -110,6 +115,24 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
     return Evaluation(names=names, query_ids=encoded.query_ids, measures=measure_list, values=values,
                       info=campaign.info(), depths=depths, campaign=campaign, qrels=judgments.frame,
                       judgments=judgments, run_lengths=lengths, labels=dict(labels))
+
+
+def _groups(blocks: list[tuple[int, int]], tasks: int) -> list[tuple[int, int]]:
+    """Consecutive blocks in at most ``tasks`` groups of about equal numbers of blocks: ``(first file, stop)``."""
+    tasks = max(1, min(tasks, len(blocks)))
+    edges = [round(i * len(blocks) / tasks) for i in range(tasks + 1)]
+    return [(blocks[edges[i]][0], blocks[edges[i + 1] - 1][1]) for i in range(tasks) if edges[i + 1] > edges[i]]
+
+
+def _workers() -> int:
+    """Workers of the active distributed client, or the cores of this machine without one."""
+    try:
+        from distributed import get_client
+
+        client: Any = get_client()
+    except (ImportError, ValueError):
+        return os.cpu_count() or 1
+    return max(1, len(client.scheduler_info().get("workers", {})))
 
 
 def _shared(campaign: StreamedCampaign) -> Any:

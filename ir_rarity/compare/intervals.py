@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from ir_measures import Measure
 
-from ir_rarity.engine import skips_undefined
+from ir_rarity.engine import COVERS, skips_undefined
 from ir_rarity.errors import ParameterError
 from ir_rarity.stats import INTERVALS, bootstrap_interval, natural_order, t_interval
 
@@ -84,11 +84,13 @@ def add_intervals(table: pd.DataFrame, values: dict[Any, np.ndarray], measures: 
 
 
 def add_covered_intervals(table: pd.DataFrame, evaluation: Evaluation, level: float, covers: str, *,
-                          draws: int = 1000, seed: int | None = 0) -> pd.DataFrame:
+                          draws: int = 1000, seed: int | None = 0, measures: Sequence[Any] | None = None,
+                          columns: Sequence[str] | None = None) -> pd.DataFrame:
     """``table`` with each measure's ``Evaluation.interval(covers=...)`` bounds after it (as :func:`add_intervals`).
 
     The columns are named as the topic intervals' (:func:`interval_columns`): ``"<measure> ci low"``,
-    ``"<measure> ci high"``; ``attrs["interval"]`` records what they cover, the level, the draws and the seed.
+    ``"<measure> ci high"``; ``attrs["interval"]`` records what they cover (``covers`` and, in words, ``"what"``:
+    :data:`ir_rarity.engine.names.COVERS`), the level, the draws and the seed.
 
     Args:
         table: One row per run, one column per measure (``str(measure)``), rows in the evaluation's order.
@@ -97,17 +99,21 @@ def add_covered_intervals(table: pd.DataFrame, evaluation: Evaluation, level: fl
         covers: ``"unjudged"``, ``"ties"`` or ``"all"`` (``"topics"``: :func:`add_intervals`).
         draws: Draws of the unjudged documents' judgments.
         seed: Seed of the draws.
+        measures: The measures to give intervals for (default: every measure of the evaluation).
+        columns: The table's column of each measure (default ``str(measure)``).
 
     """
     out = table.copy()
-    for m in evaluation.measures:
+    chosen = list(evaluation.measures) if measures is None else list(measures)
+    names = [str(m) for m in chosen] if columns is None else list(columns)
+    for m, name in zip(chosen, names, strict=True):
         interval = evaluation.interval(m, covers=covers, level=level, draws=draws, seed=seed)
-        name = str(m)
         at = out.columns.get_loc(name) + 1
         lo_name, hi_name = interval_columns(name)
         out.insert(at, lo_name, interval["low"].to_numpy())
         out.insert(at + 1, hi_name, interval["high"].to_numpy())
-    out.attrs = {**table.attrs, "interval": {"covers": covers, "level": level, "draws": draws, "seed": seed}}
+    out.attrs = {**table.attrs, "interval": {"covers": covers, "what": COVERS[covers], "level": level,
+                                             "draws": draws, "seed": seed}}
     return out
 
 

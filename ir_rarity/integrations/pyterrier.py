@@ -23,7 +23,8 @@ from typing import Any
 import ir_measures
 import pandas as pd
 
-from ir_rarity.errors import InputError
+from ir_rarity.engine import COVERS
+from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.integrations.experiment.execution import Saving, check_save_dir, run_systems
 from ir_rarity.integrations.experiment.inputs import (
     backfill_topics,
@@ -34,7 +35,7 @@ from ir_rarity.integrations.experiment.inputs import (
     systems_and_names,
     validate_systems,
 )
-from ir_rarity.integrations.experiment.rendering import ExperimentResults, render
+from ir_rarity.integrations.experiment.rendering import ExperimentResults, Interval, render
 from ir_rarity.integrations.experiment.scores import score
 from ir_rarity.io.datasets import fetch
 
@@ -101,6 +102,9 @@ def Experiment(
     ci: float | None = None,
     unjudged: bool = False,
     ties: bool = False,
+    covers: str = "topics",
+    draws: int = 1000,
+    seed: int | None = 0,
 ) -> Any:
     r"""Compare systems as ``pt.Experiment`` does, with rarity measures computed against all of them.
 
@@ -165,9 +169,18 @@ def Experiment(
         joint: With ``pool``: the systems join it together instead of each on its own.
         teams: S counts teams, not systems: a mapping ``name -> team`` or a leaderboard CSV (as in
             :func:`ir_rarity.evaluate`).
-        ci: Add a confidence interval of each mean at this level (e.g. 0.95): columns ``"<m> ci low"`` and
-            ``"<m> ci high"`` after each measure, a percentile bootstrap over queries (seed 0,
-            :func:`ir_rarity.compare.intervals.add_intervals`).
+        ci: Add an interval of each mean at this level (e.g. 0.95): columns ``"<m> ci low"`` and
+            ``"<m> ci high"`` after each measure, covering what ``covers`` names; the table's
+            ``attrs["interval"]`` says what (``covers``, ``"what"`` in words, level, draws, seed).
+        covers: What the intervals account for, as ``campaign_table(covers=)`` and ``ir-rarity eval --covers``
+            (:meth:`ir_rarity.Evaluation.interval`): ``"topics"`` (default: a percentile bootstrap over queries,
+            :func:`ir_rarity.compare.intervals.add_intervals`), ``"unjudged"`` (draws of the unjudged documents'
+            judgments), ``"ties"`` (the exact range over orders of tied documents; the level does not apply) or
+            ``"all"`` (topics and judgments drawn together, widened by the tie range). Needs ``ci``; anything but
+            ``"topics"`` evaluates the systems' whole results (and gathers the unjudged documents or ties without
+            adding their columns, unless ``unjudged``/``ties`` ask for them).
+        draws: Draws of the unjudged documents' judgments (``covers="unjudged"`` or ``"all"``).
+        seed: Seed of the bootstrap and of the draws.
         unjudged: Add each measure's ``"<m> unjudged"`` (mean share of the documents it reads that are unjudged),
             ``"<m> low"`` and ``"<m> high"`` (unjudged documents non-relevant, and relevant at the lowest relevant
             grade; :meth:`ir_rarity.Evaluation.bounds`), after the other columns.
@@ -202,6 +215,7 @@ def Experiment(
 
     .. versionadded:: 0.1.0
     """
+    interval = checked_interval(ci, covers, draws, seed)
     systems, names = systems_and_names(retr_systems, names)
     options = checked_options(names, baseline, test, correction, correction_alpha, round, perquery, plan,
                               precompute_prefix)
@@ -214,7 +228,28 @@ def Experiment(
     saving = None if save_dir is None else Saving(save_dir, save_mode, save_format)
     runs = run_systems(systems, names, topics_frame, batch_size, saving, verbose is True)
     backfill = [] if perquery is False else backfill_topics(topics_frame, qrels_frame)
+    drawn, tied = covers in ("unjudged", "all"), covers in ("ties", "all")  # what the interval needs gathered
     scores = score(runs, names, qrels_frame, measures, backfill,
                     {"pool": pool, "joint": joint, "teams": teams, "progress": verbose is True,
-                     "unjudged": unjudged, "ties": ties})
-    return render(scores, options, perquery, dataframe, highlight, ci, save_dir)
+                     "unjudged": unjudged or drawn, "ties": ties or tied}, shown=(unjudged, ties))
+    return render(scores, options, perquery, dataframe, highlight, interval, save_dir)
+
+
+def checked_interval(ci: float | None, covers: str, draws: int, seed: int | None) -> Interval | None:
+    """The intervals ``ci``, ``covers``, ``draws`` and ``seed`` ask for, or None without ``ci``.
+
+    Raises:
+        ParameterError: an unknown ``covers``, ``covers`` other than ``"topics"`` without ``ci``, a level outside
+            (0, 1), or fewer than one draw.
+    """
+    if covers not in COVERS:
+        raise ParameterError(f"unknown covers={covers!r}; choose from {', '.join(COVERS)}")
+    if ci is None:
+        if covers != "topics":
+            raise ParameterError(f"covers={covers!r} needs ci=LEVEL (the level of the interval, e.g. ci=0.95)")
+        return None
+    if not 0.0 < ci < 1.0:
+        raise ParameterError(f"ci={ci!r}: the level must be in (0, 1)")
+    if draws < 1:
+        raise ParameterError(f"draws={draws!r}: give at least one draw")
+    return Interval(ci, covers, draws, seed)

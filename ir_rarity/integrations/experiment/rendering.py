@@ -1,9 +1,9 @@
 """Rendering for :func:`ir_rarity.Experiment`: what ``pt.Experiment`` returns, from the scores.
 
 :func:`render` builds the table of means with its baseline blocks (:func:`_render_table`, rounded as Python's
-:func:`round`), confidence intervals (``ci``), the per-query frame, ``pt.Experiment``'s dicts
-(``dataframe=False``), the highlighted Styler, and the ``aggregated.csv``/``perquery.csv`` summaries of
-``save_dir``. A table with its per-query frame (``perquery="both"``) is an :class:`ExperimentResults` pair.
+:func:`round`), confidence intervals (``ci``: an :class:`Interval` saying what it covers), the per-query frame,
+``pt.Experiment``'s dicts (``dataframe=False``), the highlighted Styler, and the ``aggregated.csv``/``perquery.csv``
+summaries of ``save_dir``. A table with its per-query frame (``perquery="both"``) is an :class:`ExperimentResults` pair.
 """
 
 from __future__ import annotations
@@ -12,16 +12,18 @@ import builtins
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ir_rarity.engine import COVERS
 from ir_rarity.integrations.experiment.inputs import Options
 from ir_rarity.integrations.experiment.scores import Block, Scores, correct, means_of, significance
 from ir_rarity.stats import ties
 
-__all__ = ["ExperimentResults", "render"]
+__all__ = ["ExperimentResults", "Interval", "render"]
 
 
 class ExperimentResults(NamedTuple):
@@ -74,13 +76,34 @@ def _render_table(scores: Scores, means: np.ndarray, options: Options, blocks: l
     return table
 
 
-def _with_intervals(table: pd.DataFrame, scores: Scores, level: float) -> pd.DataFrame:
-    from ir_rarity.compare.intervals import add_intervals
+@dataclass(frozen=True)
+class Interval:
+    """The intervals of the means asked for: ``level`` (``ci=``), what they cover, the draws and the seed.
+
+    ``covers="topics"`` is the percentile bootstrap over queries (:func:`~ir_rarity.compare.intervals.add_intervals`);
+    ``"unjudged"``, ``"ties"`` and ``"all"`` are ``Evaluation.interval(covers=...)``
+    (:func:`~ir_rarity.compare.intervals.add_covered_intervals`, as :func:`~ir_rarity.compare.table.campaign_table`).
+    """
+
+    level: float
+    covers: str = "topics"
+    draws: int = 1000
+    seed: int | None = 0
+
+
+def _with_intervals(table: pd.DataFrame, scores: Scores, interval: Interval) -> pd.DataFrame:
+    from ir_rarity.compare.intervals import add_covered_intervals, add_intervals
 
     measures = scores.measures.measures
+    if interval.covers != "topics":
+        assert scores.evaluation is not None  # score() keeps it
+        return add_covered_intervals(table, scores.evaluation, interval.level, interval.covers, draws=interval.draws,
+                                     seed=interval.seed, measures=measures, columns=scores.measures.columns)
     values = {m: scores.values[k, :, :scores.n_qrels] for k, m in enumerate(measures)}
-    return add_intervals(table, values, measures, level, query_ids=scores.qids[:scores.n_qrels],
-                         columns=scores.measures.columns)
+    out = add_intervals(table, values, measures, interval.level, seed=interval.seed,
+                        query_ids=scores.qids[:scores.n_qrels], columns=scores.measures.columns)
+    out.attrs["interval"] = {**out.attrs["interval"], "covers": "topics", "what": COVERS["topics"]}
+    return out
 
 
 def _perquery_frame(scores: Scores, digits: int | dict[str, int] | None) -> pd.DataFrame:
@@ -168,7 +191,7 @@ def _save_summaries(save_dir: str, table: pd.DataFrame, per_query: pd.DataFrame,
 
 
 def render(scores: Scores, options: Options, perquery: bool | str, dataframe: bool, highlight: str | None,
-           ci: float | None, save_dir: str | None) -> Any:
+           ci: Interval | None, save_dir: str | None) -> Any:
     """What ``pt.Experiment`` returns for ``perquery``, ``dataframe`` and ``highlight`` (and ``save_dir``'s files).
 
     Args:
@@ -177,7 +200,7 @@ def render(scores: Scores, options: Options, perquery: bool | str, dataframe: bo
         perquery: False (the means), True (the per-query frame) or ``"both"`` (an :class:`ExperimentResults`).
         dataframe: DataFrames (True) or ``pt.Experiment``'s dicts (False).
         highlight: ``"bold"``, ``"color"``/``"colour"`` (a Styler marking the best values) or None.
-        ci: A confidence level for intervals of the means, or None.
+        ci: The intervals of the means (:class:`Interval`: level, what they cover, draws, seed), or None.
         save_dir: A folder for ``aggregated.csv`` and ``perquery.csv``, or None.
 
     Returns:
@@ -189,7 +212,9 @@ def render(scores: Scores, options: Options, perquery: bool | str, dataframe: bo
     if ci is not None:
         table = _with_intervals(table, scores, ci)
     if scores.rests is not None:  # each measure's unjudged share, bounds and tie range, after the columns
+        attrs = table.attrs
         table = table.merge(scores.rests, left_on="name", right_index=True, how="left")
+        table.attrs = attrs
     per_query = _perquery_frame(scores, options.round) if save_dir is not None or (perquery and dataframe) else None
     if save_dir is not None and per_query is not None:
         _save_summaries(save_dir, table, per_query, scores.names)

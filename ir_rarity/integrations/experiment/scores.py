@@ -19,6 +19,7 @@ import pandas as pd
 from ir_rarity.compare.rank_column import rank_column_check
 from ir_rarity.compare.rests import rest_frame
 from ir_rarity.engine import aggregate, exact_sums, skips_undefined
+from ir_rarity.engine.result import Evaluation
 from ir_rarity.errors import InputError
 from ir_rarity.evaluation import evaluate
 from ir_rarity.integrations.experiment.execution import Run
@@ -55,6 +56,8 @@ class Scores:
         mrt: Each system's mean response time (ms per qrels query).
         rests: With ``unjudged``/``ties``: per system (index ``name``), each measure's ``"<m> unjudged"``,
             ``"<m> low"``, ``"<m> high"``, ``"<m> ties low"``, ``"<m> ties high"`` (:mod:`ir_rarity.compare.rests`).
+        evaluation: The :class:`~ir_rarity.Evaluation` the values come from (its runs in ``names``' order), for the
+            intervals that say what they cover (``Evaluation.interval``).
     """
 
     names: list[str]
@@ -66,10 +69,11 @@ class Scores:
     status: np.ndarray
     mrt: np.ndarray
     rests: pd.DataFrame | None = None
+    evaluation: Evaluation | None = None
 
 
 def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Measures, backfill: list[str],
-          evaluate_options: dict[str, Any]) -> Scores:
+          evaluate_options: dict[str, Any], shown: tuple[bool, bool] | None = None) -> Scores:
     """Every run scored in one :func:`ir_rarity.evaluate` call, with the order ``pt.Experiment`` meets its queries.
 
     The measures go to :func:`ir_rarity.evaluate` as parsed, with their columns (``measures.labels``), and their
@@ -82,7 +86,9 @@ def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Meas
         measures: The measures (:func:`~.inputs.convert_measures`).
         backfill: Topics without qrels (NaN rows), or none.
         evaluate_options: ``pool``, ``joint``, ``teams``, ``progress``, ``unjudged`` and ``ties`` for
-            :func:`ir_rarity.evaluate`.
+            :func:`ir_rarity.evaluate` (``unjudged``/``ties``: what the evaluation gathers).
+        shown: ``(unjudged, ties)``: which of the gathered values become columns (default: the gathered ones); an
+            interval over the unjudged documents or ties gathers them without showing them.
 
     Returns:
         The per-query :class:`Scores`.
@@ -104,13 +110,14 @@ def score(runs: list[Run], names: list[str], qrels: pd.DataFrame, measures: Meas
     ordered = any(not is_ours(m) for m in measures.measures)
     order, status = _query_orders(runs, qrels_qids, backfill, ordered)
     mrt = np.array([r.ms / len(qrels_qids) for r in runs], dtype=np.float64)
-    unjudged, ties = bool(evaluate_options.get("unjudged")), bool(evaluate_options.get("ties"))
-    if ties:  # results whose rank column orders otherwise than their scores: one warning names them
+    gathered_ties = bool(evaluate_options.get("ties"))
+    unjudged, ties = shown if shown is not None else (bool(evaluate_options.get("unjudged")), gathered_ties)
+    if gathered_ties:  # results whose rank column orders otherwise than their scores: one warning names them
         rank_column_check(evaluation, {n: r.frame for n, r in zip(names, runs, strict=True)})
     rests = pd.concat([rest_frame(evaluation, m, unjudged, ties, key=column) for m, column in
                        zip(measures.measures, measures.columns, strict=True)], axis=1).rename_axis("name") \
         if unjudged or ties else None
-    return Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt, rests)
+    return Scores(names, measures, qids, len(qrels_qids), values, order, status, mrt, rests, evaluation)
 
 
 def _query_orders(runs: list[Run], qrels_qids: list[str], backfill: list[str], ordered: bool

@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 from ir_measures.providers.base import NOT_PROVIDED
-from scipy.special import gammaln
 
 from ir_rarity.engine import extensions, kernels
 from ir_rarity.engine.compute import ideal_dcg_rare, is_engine_measure, row_gain
@@ -176,6 +175,8 @@ def _average_precision(gain: np.ndarray, relevant: np.ndarray, cutoff: int | Non
 
 
 def _reciprocal_rank(relevant: np.ndarray, rows: Rows, groups: TieGroups) -> np.ndarray:
+    from scipy.special import gammaln  # here: scipy loads only when tie ranges are asked for
+
     r = np.bincount(groups.group, weights=relevant.astype(np.float64), minlength=len(groups.size))
     cell = rows.cell()
     group_cell = cell[groups.start]

@@ -1,5 +1,7 @@
 """The report's "Unjudged documents" section: the unjudged share beside every score, and the pairs it leaves open.
 
+The leaderboard shows the same shares in a column beside each score (:func:`leaderboard_shares`).
+
 For every run and measure: the mean, the mean share of the documents the measure reads that are unjudged, and the
 bounds ``[low, high]`` (unjudged documents non-relevant, the value; relevant at the lowest relevant grade), as
 :meth:`ir_rarity.Evaluation.unjudged` and :meth:`~ir_rarity.Evaluation.bounds` give them (the report's one
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from ir_rarity.provenance import Provenance
     from ir_rarity.report.data import ReportData
 
-__all__ = ["MARK", "TEMPLATE", "gather", "render"]
+__all__ = ["MARK", "TEMPLATE", "gather", "leaderboard_shares", "render"]
 
 MARK = "≈"
 """The mark of a run whose order against the next run is not decided by judged documents alone."""
@@ -52,6 +54,22 @@ def gather(data: ReportData) -> None:
         frame[f"{label} high"] = bounds[m]["high"].loc[order].to_numpy()
     data.unjudged = {"frame": frame, "measure": ev.label(first), "undecided": len(undecided),
                      "pairs": len(neighbours), "descending": [ev.label(m) for m in ev.measures]}
+
+
+def leaderboard_shares(data: ReportData) -> dict[str, pd.Series]:
+    """Measure label -> each run's mean unjudged share (:meth:`ir_rarity.Evaluation.unjudged`), for the leaderboard.
+
+    The leaderboard shows it beside every score (a column ``"<measure> unjudged"``, sortable, in its CSV export);
+    a measure whose share was not gathered (an evaluation made without ``unjudged=True``) has none.
+    """
+    ev = data.evaluation
+    out = {}
+    for m in ev.measures:
+        try:
+            out[ev.label(m)] = ev.unjudged(m)["unjudged"]
+        except ParameterError:  # not gathered: the section's note says why
+            continue
+    return out
 
 
 def render(data: ReportData, _: Provenance) -> dict[str, Any] | None:

@@ -98,9 +98,9 @@ def _marks(data: ReportData) -> dict[tuple[str, str], list[dict[str, Any]]]:
     return out
 
 
-def _cell(data: ReportData, run: str, measure: Any, marks: dict[tuple[str, str], list[dict[str, Any]]]
-          ) -> dict[str, Any]:
-    """A leaderboard cell: the mean (full value and shown text), its marks and its interval."""
+def _cell(data: ReportData, run: str, measure: Any, marks: dict[tuple[str, str], list[dict[str, Any]]],
+          shares: dict[str, pd.Series]) -> dict[str, Any]:
+    """A leaderboard cell: the mean (full value and shown text), its marks, its interval and its unjudged share."""
     board, table = data.leaderboard, data.table
     assert board is not None and table is not None
     label = data.evaluation.label(measure)
@@ -113,13 +113,23 @@ def _cell(data: ReportData, run: str, measure: Any, marks: dict[tuple[str, str],
         high: Any = board.values.at[run, high_col]
         if not (pd.isna(low) or pd.isna(high)):
             ci = (f"{float(low):.{places}f}", f"{float(high):.{places}f}")
-    return {"value": full, "text": text, "measure": label, "marks": marks.get((label, run), []), "ci": ci}
+    return {"value": full, "text": text, "measure": label, "marks": marks.get((label, run), []), "ci": ci,
+            "unjudged": _share(shares, run, label)}
+
+
+def _share(shares: dict[str, pd.Series], run: str, label: str) -> dict[str, str] | None:
+    """The run's unjudged share of a measure (:func:`~ir_rarity.report.rests.leaderboard_shares`): a cell of its own."""
+    if label not in shares:
+        return None
+    full, text = number(shares[label].get(run, np.nan))
+    return {"value": full, "text": text}
 
 
 def _leaderboard(data: ReportData, _: Provenance) -> dict[str, Any]:
     """Rows in leaderboard order; "#" is the rank by the first measure under the package's tie rule."""
     ev, board, table = data.evaluation, data.leaderboard, data.table
     assert board is not None and table is not None
+    shares = rests.leaderboard_shares(data)  # each score's unjudged share, a column beside it
     marks, letters = _marks(data), board.labels()
     ranks = data.ranks[data.labels[0]]
     rows = []
@@ -127,14 +137,16 @@ def _leaderboard(data: ReportData, _: Provenance) -> dict[str, Any]:
         value, text = number(place, integral=True)
         rows.append({"run": run, "team": data.teams.get(run, run), "letter": letters.get(run),
                      "rank": {"value": value, "text": text}, "groups": groups.run_groups(data, run),
-                     "cells": [_cell(data, run, m, marks) for m in ev.measures]})
+                     "cells": [_cell(data, run, m, marks, shares) for m in ev.measures]})
     settings = board.settings
     caption = {"letters": list(letters.items()), "test": settings["test"], "alpha": settings["alpha"],
                "correction": settings["correction"], "family": settings["family"],
                "interval": settings["interval"], "level": f"{data.settings.ci:g}", "resamples": settings["resamples"],
                "seed": settings["seed"], "first": data.labels[0]}
-    head = [(ev.label(m), FIRST_DESCENDING if higher_is_better(m) else None) for m in ev.measures]
-    return {"caption": caption, "head": head, "rows": rows, "groups": groups.group_filters(data)}
+    head = [(ev.label(m), FIRST_DESCENDING if higher_is_better(m) else None, ev.label(m) in shares)
+            for m in ev.measures]
+    return {"caption": caption, "head": head, "rows": rows, "groups": groups.group_filters(data),
+            "shares": bool(shares)}
 
 
 def _rarity(data: ReportData, _: Provenance) -> dict[str, Any]:
@@ -232,13 +244,13 @@ _GLANCE = r"""<dl class="glance" id="glance-facts">{% for key, value in facts %}
 _LEADERBOARD = r"""{% from "tables.html.j2" import filter %}{% macro mark(m) -%}
 <span class="mark-{{ 'up' if m.up else 'down' }}" title="significantly {{ 'better' if m.up else 'worse' }} than {{ m.reference }}">{{ '▲' if m.up else '▼' }}{{ m.letter }}</span>
 {%- endmacro %}
-<p>{% if caption.letters %}Baselines: {% for run, letter in caption.letters %}{{ letter }} = {{ run }}{{ ", " if not loop.last }}{% endfor %}. Paired {{ caption.test }}-test at alpha {{ caption.alpha }}, {{ caption.correction or "no" }} correction over the {{ caption.family }} comparisons of each measure; {% else %}No baseline: no comparisons and no markers (name one with --baseline RUN, or baselines=[...]). {% endif %}Intervals: {{ caption.interval }} over queries, level {{ caption.level }}, {{ caption.resamples }} resamples, seed {{ caption.seed }}. Rows: best first by {{ caption.first }}; # is the rank by {{ caption.first }}, runs that tie sharing it.</p>
+<p>{% if caption.letters %}Baselines: {% for run, letter in caption.letters %}{{ letter }} = {{ run }}{{ ", " if not loop.last }}{% endfor %}. Paired {{ caption.test }}-test at alpha {{ caption.alpha }}, {{ caption.correction or "no" }} correction over the {{ caption.family }} comparisons of each measure; {% else %}No baseline: no comparisons and no markers (name one with --baseline RUN, or baselines=[...]). {% endif %}Intervals: {{ caption.interval }} over queries, level {{ caption.level }}, {{ caption.resamples }} resamples, seed {{ caption.seed }}. Rows: best first by {{ caption.first }}; # is the rank by {{ caption.first }}, runs that tie sharing it.{% if shares %} "&lt;measure&gt; unjudged": the mean share of the documents the measure reads that no judgment covers (bounds: <a href="#unjudged">Unjudged documents</a>).{% endif %}</p>
 {{ filter("leaderboard-table", rows | length, groups) }}<div class="table-wrap"><table class="sortable" id="leaderboard-table"><thead><tr><th class="num">#</th><th class="text">run</th><th class="text">team</th>{% for g in groups %}<th class="text">{{ g.column }}</th>{% endfor %}
-{%- for label, first in head %}<th class="num"{% if first %} data-first="{{ first }}"{% endif %}>{{ label }}</th>{% endfor -%}
+{%- for label, first, share in head %}<th class="num"{% if first %} data-first="{{ first }}"{% endif %}>{{ label }}</th>{% if share %}<th class="num unjudged" title="mean share of the documents {{ label }} reads that are unjudged">{{ label }} unjudged</th>{% endif %}{% endfor -%}
 </tr></thead><tbody>
 {%- for row in rows %}
 <tr data-run="{{ row.run }}" data-search="{{ row.run }} {{ row.team }}"{% for g in row.groups %} data-group-{{ loop.index0 }}="{{ g }}"{% endfor %}{% if row.letter %} class="baseline"{% endif %}><td data-value="{{ row.rank.value }}">{{ row.rank.text }}</td><td class="text">{{ row.run }}{% if row.letter %}<small> (baseline {{ row.letter }})</small>{% endif %}</td><td class="text">{{ row.team }}</td>{% for g in row.groups %}<td class="text">{{ g }}</td>{% endfor %}
-{%- for cell in row.cells %}<td data-value="{{ cell.value }}" data-measure="{{ cell.measure }}">{{ cell.text }}{% for m in cell.marks %}{{ mark(m) }}{% endfor %}{% if cell.ci %}<span class="ci">[{{ cell.ci[0] }}, {{ cell.ci[1] }}]</span>{% endif %}</td>{% endfor -%}
+{%- for cell in row.cells %}<td data-value="{{ cell.value }}" data-measure="{{ cell.measure }}">{{ cell.text }}{% for m in cell.marks %}{{ mark(m) }}{% endfor %}{% if cell.ci %}<span class="ci">[{{ cell.ci[0] }}, {{ cell.ci[1] }}]</span>{% endif %}</td>{% if cell.unjudged %}<td class="unjudged" data-value="{{ cell.unjudged.value }}" data-unjudged="{{ cell.measure }}">{{ cell.unjudged.text }}</td>{% endif %}{% endfor -%}
 </tr>
 {%- endfor %}
 </tbody></table></div>"""
@@ -451,9 +463,10 @@ SECTIONS: dict[str, Section] = {s.key: s for s in [
             "queries and judgments, and the depth S_d (how many systems retrieved a document) was counted at.",
             _glance, _GLANCE, gather=_gather_glance),
     Section("leaderboard", "Leaderboard",
-            "Each run's mean of every measure with its bootstrap interval over queries beneath it; ▲ or ▼ with a "
-            "baseline's letter marks a significant difference from that baseline (paired test); click a column "
-            "header to sort, type a run or team name to filter.",
+            "Each run's mean of every measure with its bootstrap interval over queries beneath it, and beside it "
+            "the share of the documents the measure reads that are unjudged; ▲ or ▼ with a baseline's letter marks "
+            "a significant difference from that baseline (paired test); click a column header to sort, type a run "
+            "or team name to filter.",
             _leaderboard, _LEADERBOARD, gather=_gather_leaderboard),
     Section("groups", "Groups of runs",
             "The leaderboard file's columns (run type, contributed judgments...) group the runs: per group, its "

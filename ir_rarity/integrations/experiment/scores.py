@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
 import numpy as np
@@ -19,7 +19,6 @@ import pandas as pd
 from ir_rarity.compare.rank_column import rank_column_check
 from ir_rarity.compare.rests import rest_frame
 from ir_rarity.engine import aggregate, exact_sums, skips_undefined
-from ir_rarity.engine.result import Evaluation
 from ir_rarity.errors import InputError
 from ir_rarity.evaluation import evaluate
 from ir_rarity.integrations.experiment.execution import Run
@@ -32,6 +31,9 @@ from ir_rarity.integrations.experiment.inputs import (
     is_ours,
 )
 from ir_rarity.stats import ties
+
+if TYPE_CHECKING:
+    from ir_rarity.engine.result import Evaluation
 
 __all__ = ["NOT_AVERAGED", "Block", "Scores", "correct", "means_of", "score", "significance"]
 

@@ -51,7 +51,7 @@ from ir_rarity.engine.compute import compute
 from ir_rarity.engine.contract import MemberCampaign
 from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
-from ir_rarity.engine.rows import Rows, Selection, Subrows
+from ir_rarity.engine.rows import Labelled, Rows, Subrows
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.errors import ParameterError
 
@@ -268,22 +268,6 @@ def _rel(measure: Any) -> int:
     return int(measure["rel"]) if "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) else 1
 
 
-class _Drawn(Subrows):
-    """Rows of the evaluated runs with one draw's labels; S_d and keys the parent's."""
-
-    def __init__(self, parent: Rows, labels: np.ndarray) -> None:
-        super().__init__(parent)
-        self.row_labels = labels
-
-    def labels(self, rows: Selection) -> np.ndarray:
-        """The drawn labels."""
-        return self.row_labels if rows is None else self.row_labels[rows]
-
-    def relevant(self, rel: int) -> np.ndarray:
-        """Relevance of the drawn labels."""
-        return is_relevant(self.row_labels, rel)
-
-
 def _with_open(qrels: EncodedQrels, pairs: OpenPairs, top: int) -> tuple[EncodedQrels, np.ndarray]:
     """The qrels with the open pairs added at label ``top``, and each open pair's position among the extended keys.
 
@@ -341,7 +325,7 @@ def drawn_values(campaign: MemberCampaign, qrels: EncodedQrels, runs: Sequence[i
             labels[at] = drawn[d]
             relabelled = Rows(run=base.run, query=base.query, rank=base.rank, present=base.present,
                               n_runs=base.n_runs, qrels=replace(extended, labels=labels),
-                              source=_Drawn(base, labels[judgment]), returned=base.returned)
+                              source=Labelled(base, labels[judgment]), returned=base.returned)
             for m in measures:
                 out[m][d, target] = compute(m, relabelled) if is_engine_measure(m) else compute_standard(m, relabelled)
             relabelled.release()

@@ -24,7 +24,7 @@ from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.means import aggregate
 from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
-from ir_rarity.engine.rows import Rows, Selection, Subrows
+from ir_rarity.engine.rows import Labelled, Rows, Subrows
 from ir_rarity.engine.rule import BLOCK_ROWS, apply_rule
 from ir_rarity.engine.standard import compute_standard, covers
 from ir_rarity.io.frames import as_qrels_frame
@@ -127,22 +127,6 @@ def reads_relevant_rows_only(measure: Any) -> bool:
     if is_engine_measure(measure):
         return bool(getattr(measure, "RELEVANT_ROWS_ONLY", False))
     return str(getattr(measure, "NAME", "")) in RELEVANT_ROWS_STANDARD and covers(measure)
-
-
-class Labelled(Subrows):
-    """Rows of a campaign's members with labels of their own (restricted qrels); S_d and keys the parent's."""
-
-    def __init__(self, parent: Rows, labels: np.ndarray) -> None:
-        super().__init__(parent)
-        self.row_labels = labels
-
-    def labels(self, rows: Selection) -> np.ndarray:
-        """The given labels."""
-        return self.row_labels if rows is None else self.row_labels[rows]
-
-    def relevant(self, rel: int) -> np.ndarray:
-        """Relevance of the given labels."""
-        return is_relevant(self.row_labels, rel)
 
 
 def relabelled_values(pool: MemberCampaign, encoded: EncodedQrels, labellings: Sequence[np.ndarray],

@@ -20,9 +20,9 @@ import numpy as np
 from ir_rarity.engine import asl as asl_kernel
 from ir_rarity.engine.codes import block_starts, ranks_within_blocks
 from ir_rarity.engine.kernels import block_rows
-from ir_rarity.engine.qrels import EncodedQrels
+from ir_rarity.engine.qrels import EncodedQrels, is_relevant
 
-__all__ = ["RowSource", "Rows", "Selection", "Subrows", "TieOrder"]
+__all__ = ["Labelled", "RowSource", "Rows", "Selection", "Subrows", "TieOrder"]
 
 Selection = np.ndarray | None
 """The rows asked for: row numbers or a boolean mask over the rows, or None for every row."""
@@ -314,3 +314,19 @@ class Subrows:
     def reading_probabilities(self, cutoff: int | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """The parent's campaign."""
         return self.parent.source.reading_probabilities(cutoff)
+
+
+class Labelled(Subrows):
+    """Rows with labels of their own (restricted, relabelled or drawn qrels); S_d and keys the parent's."""
+
+    def __init__(self, parent: Rows, labels: np.ndarray) -> None:
+        super().__init__(parent)
+        self.row_labels = labels
+
+    def labels(self, rows: Selection) -> np.ndarray:
+        """The given labels."""
+        return self.row_labels if rows is None else self.row_labels[rows]
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Relevance of the given labels."""
+        return is_relevant(self.row_labels, rel)

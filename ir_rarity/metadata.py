@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from ir_rarity.provenance import InputFile, Provenance
 
 __all__ = ["HEADER_END", "HEADER_START", "TIREX_FILE", "document", "header_text", "manifest", "manifest_hash",
-           "metadata_form", "platform_facts", "read_header", "source_facts", "tirex_document", "write_metadata",
-           "yaml_text"]
+           "metadata_form", "plain", "platform_facts", "read_header", "source_facts", "tirex_document",
+           "write_metadata", "yaml_text"]
 
 HEADER_START = "# ir_metadata.start"
 """The first line of the header form (repro_eval's ``META_START``)."""
@@ -222,9 +222,9 @@ def document(provenance: Provenance, *, tag: str | None = None, qrels: str | Non
     doc["actor"] = dict(actor) if actor else {"role": "experimenter"}
     others = [i for i in inputs if qrels is None or (i.spec or i.name) != qrels]
     doc["ir_rarity"] = {"version": provenance.versions.get("ir_rarity", ""), "created": provenance.created,
-                        "pool": _plain(provenance.pool), "inputs": _grouped(others),
+                        "pool": plain(provenance.pool), "inputs": _grouped(others),
                         "inputs sha256": _all_inputs_hash(inputs),
-                        **{k: _plain(v) for k, v in provenance.extra.items() if k != "measures"}}
+                        **{k: plain(v) for k, v in provenance.extra.items() if k != "measures"}}
     return doc
 
 
@@ -240,11 +240,12 @@ def _test_collection(qrels: str, records: Sequence[InputFile]) -> dict[str, Any]
             "qrels manifest sha256": entry["manifest sha256"]}
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """``value`` with mappings, sequences and numpy scalars made plain Python (for JSON and YAML)."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
         return value.item()
     return value

@@ -32,7 +32,7 @@ from typing import Any
 from ir_rarity.errors import InputError
 from ir_rarity.formats import comment, fact_lines, json_for_script, json_text
 from ir_rarity.io.files import write_text
-from ir_rarity.metadata import document, header_text, yaml_text
+from ir_rarity.metadata import document, header_text, plain, yaml_text
 from ir_rarity.pool import expand_run_paths
 
 __all__ = ["PACKAGES", "InputFile", "Provenance", "collect", "command_line", "file_record", "hash_inputs",
@@ -159,8 +159,8 @@ class Provenance:
         """A JSON-ready dict: ``produced_by``, ``versions``, ``command``, ``inputs``, ``pool``, ``created``..."""
         return {"produced_by": f"ir_rarity {self.versions.get('ir_rarity', '')}".strip(),
                 "versions": dict(self.versions), "command": self.command,
-                "inputs": [i.as_dict() for i in self.inputs], "pool": _plain(self.pool), "created": self.created,
-                **({"extra": _plain(self.extra)} if self.extra else {})}
+                "inputs": [i.as_dict() for i in self.inputs], "pool": plain(self.pool), "created": self.created,
+                **({"extra": plain(self.extra)} if self.extra else {})}
 
     def json(self) -> str:
         """:meth:`as_dict` as indented JSON."""
@@ -222,17 +222,6 @@ def write_folder(folder: str | os.PathLike[str], provenance: Provenance, **facts
     out = Path(folder)
     return [write_text(out / "provenance.json", provenance.json() + "\n"),
             write_text(out / "ir_metadata.yml", yaml_text(document(provenance, **facts)))]
-
-
-def _plain(value: Any) -> Any:
-    """``value`` with mappings, sequences and numpy scalars made plain Python (for JSON and YAML)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return value.item()
-    return value
 
 
 def collect(command: str | Sequence[str] | None = None,

@@ -35,6 +35,7 @@ from ir_rarity.cli.complementarity import add_parser as add_complementarity_pars
 from ir_rarity.cli.coverage import add_parser as add_coverage_parser
 from ir_rarity.cli.judges import add_parser as add_judges_parser
 from ir_rarity.cli.metadata import METADATA_HELP, add_metadata_options, run_with_metadata, write_for
+from ir_rarity.cli.options import add_reading_options
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
 from ir_rarity.cli.streams import COMMENTED_FILES, one_run_summary, per_query_table
 from ir_rarity.cli.trec_eval import (
@@ -45,7 +46,6 @@ from ir_rarity.cli.trec_eval import (
     trec_options,
     wants_cut,
 )
-from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.errors import DegeneratePoolWarning, InputError, Notice, RarityError, RarityWarning, did_you_mean
 from ir_rarity.integrations.ir_measures_provider import POOL_ENV
 from ir_rarity.io.files import write_atomic
@@ -456,10 +456,7 @@ def _add_pool_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--teams", metavar="SPEC",
                    help="count teams, not runs: a CSV with columns run,team; CSV:TEAM naming the team column; or "
                         "CSV:RUN:TEAM naming both (official TREC leaderboards: CSV:tag:team)")
-    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=DUPLICATES_HELP)
-    p.add_argument("--split-by-tag", action="store_true",
-                   help="split each run file into one run per tag (a file of several runs); by default a file is "
-                        "one run named by its file name, whatever its tag column says (as trec_eval)")
+    add_reading_options(p)
     p.add_argument("--trec-eval-10", action="store_true",
                    help="order rankings as trec_eval 10.0 does, comparing scores as doubles; by default as "
                         "pytrec_eval and ir_measures do (trec_eval 9: scores that round to the same float tie)")

@@ -17,8 +17,8 @@ import argparse
 import sys
 from typing import Any
 
+from ir_rarity.cli.options import add_reading_options
 from ir_rarity.complementarity.names import DEFAULT_MEASURES, DEFAULT_RARITY
-from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 
 __all__ = ["add_parser", "run"]
@@ -66,10 +66,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="depth at which a team's unique relevant documents are counted (10)")
     p.add_argument("--rel", type=int, default=1, help="minimum label counted as relevant (1)")
     p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
-    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=DUPLICATES_HELP)
-    p.add_argument("--split-by-tag", action="store_true",
-                   help="split each run file into one run per tag (a file of several runs); by default a file is "
-                        "one run named by its file name")
+    add_reading_options(p)
     p.set_defaults(func=run)
     return p
 

@@ -18,6 +18,7 @@ import argparse
 import sys
 from typing import Any
 
+from ir_rarity.cli.options import add_reading_options
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import parse_measures
 
@@ -43,7 +44,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the topics (2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of every draw (0)")
     p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
-    p.add_argument("--split-by-tag", action="store_true", help="split each run file into one run per tag")
+    add_reading_options(p, duplicates=False)
     p.add_argument("--out", metavar="DIR", help="also write summary.tsv and cases.tsv into this folder")
     p.add_argument("-o", "--format", default="markdown", choices=["markdown", "tsv", "csv", "jsonl", "latex"],
                    help="table format (markdown)")

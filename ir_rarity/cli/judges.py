@@ -17,6 +17,7 @@ import argparse
 import sys
 from typing import Any
 
+from ir_rarity.cli.options import add_reading_options
 from ir_rarity.errors import ParameterError
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.stats.names import CORRECTIONS
@@ -59,8 +60,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (0)")
     p.add_argument("-p", "--places", type=int, default=4, help="decimals in summary.md and the printed table (4)")
     p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
-    p.add_argument("--split-by-tag", action="store_true",
-                   help="split each run file into one run per tag (a file of several runs)")
+    add_reading_options(p, duplicates=False)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
     return p

@@ -18,7 +18,7 @@ import sys
 import warnings
 from typing import Any
 
-from ir_rarity.engine import DUPLICATES, DUPLICATES_HELP
+from ir_rarity.cli.options import add_reading_options
 from ir_rarity.errors import MemberNotice, ParameterError
 from ir_rarity.io.guard import OutputFolder, check_outputs, check_stdin_once
 from ir_rarity.measures.parse import parse_measures
@@ -65,10 +65,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="per-run values, judged-only values, values with unjudged as relevant, Judged@10")
     p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
     p.add_argument("--teams", metavar="SPEC", help="count teams, not runs: a CSV run,team, or CSV:COLUMN")
-    p.add_argument("--duplicates", choices=DUPLICATES, default="error", help=DUPLICATES_HELP)
-    p.add_argument("--split-by-tag", action="store_true",
-                   help="split each run file into one run per tag (a file of several runs); by default a file is "
-                        "one run named by its file name")
+    add_reading_options(p)
     p.set_defaults(func=run)
     return p
 

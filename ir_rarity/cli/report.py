@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ir_rarity.cli.options import add_reading_options
 from ir_rarity.io.guard import check_outputs, check_stdin_once
 from ir_rarity.stats.names import CORRECTIONS
 
@@ -44,9 +45,7 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--leaderboard", metavar="FILE",
                    help="a leaderboard CSV (column run) whose categorical columns (runtype, contributed "
                         "judgments...) filter and group the runs")
-    p.add_argument("--split-by-tag", action="store_true", help="split each run file into one run per tag")
-    p.add_argument("--duplicates", choices=["error", "first"], default="error",
-                   help="a document listed twice for a query: error (as trec_eval) or keep the first")
+    add_reading_options(p)
     p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the queries (1000)")
     p.add_argument("--composition-resamples", type=int, default=100, metavar="N",

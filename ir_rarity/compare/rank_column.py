@@ -114,7 +114,8 @@ def rank_column_check(evaluation: Evaluation, runs: Sequence[Any] | Any, split_b
         table[f"{label} rank order"] = again[label].to_numpy()
     first = evaluation.label(evaluation.measures[0])
     named = ", ".join(f"{run} ({first} {row[f'{first} score order']:.4f} by score, "
-                      f"{row[f'{first} rank order']:.4f} by rank column; {int(row['queries'])} queries)"
+                      f"{row[f'{first} rank order']:.4f} by rank column; {int(row['queries'])} "
+                      f"{'query' if int(row['queries']) == 1 else 'queries'})"
                       for run, row in table.head(SHOWN).iterrows())
     more = f" and {len(table) - SHOWN} more" if len(table) > SHOWN else ""
     warn(f"{len(table)} run(s) order documents in their rank column otherwise than by score, the order trec_eval "

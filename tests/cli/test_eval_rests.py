@@ -74,7 +74,7 @@ def test_a_rank_column_against_the_score_order_is_named_with_both_values(
     warning = [line for line in err.splitlines() if "rank column" in line]
     # P@1: z (non-relevant) first by score -> 0; x first by the rank column -> 1. plain agrees: not named.
     assert len(warning) == 1 and "1 run(s)" in warning[0]
-    assert "tied (P@1 0.0000 by score, 1.0000 by rank column; 1 queries)" in warning[0]
+    assert "tied (P@1 0.0000 by score, 1.0000 by rank column; 1 query)" in warning[0]
     assert "plain" not in warning[0]
 
 

@@ -92,7 +92,7 @@ def test_frames_with_a_rank_column_are_checked_too() -> None:
             "plain": pd.DataFrame({"qid": "q", "docno": ["x", "y", "z"], "score": [3.0, 2.0, 1.0], "rank": [0, 1, 2]})}
     qrels = pd.DataFrame({"query_id": "q", "doc_id": ["x", "y", "z"], "relevance": [1, 0, 0]})
     result = ir_rarity.evaluate(runs, qrels, ["P@1", "RR"])
-    with pytest.warns(RankColumnWarning, match=r"tied \(P@1 0.0000 by score, 1.0000 by rank column; 1 queries\)"):
+    with pytest.warns(RankColumnWarning, match=r"tied \(P@1 0.0000 by score, 1.0000 by rank column; 1 query\)"):
         table = rank_column_check(result, runs)
     assert list(table.index) == ["tied"]
     assert table.loc["tied", ["RR score order", "RR rank order"]].tolist() == [1 / 3, 1.0]  # z, y, x vs x, y, z

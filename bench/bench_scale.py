@@ -283,8 +283,12 @@ def _plot(points: list[dict[str, Any]], path: Path) -> None:
     time_ax.set(xscale="log", xlabel="runs (50 queries x 1,000 documents each)", ylabel="ns a row",
                 title="time per row")
     rss_ax.set(xscale="log", xlabel="runs (50 queries x 1,000 documents each)", ylabel="MB", title="peak RSS")
-    rss_ax.set_ylim(bottom=0)
-    time_ax.set_ylim(bottom=0)
+    rss_ax.legend()
+    ticks = sorted({p["runs"] for p in points if p["mode"] != "msmarco"})
+    for ax in (time_ax, rss_ax):
+        ax.set_ylim(bottom=0)
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks])
+        ax.minorticks_off()
     time_ax.legend()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -348,9 +352,10 @@ def _msmarco_row(args: argparse.Namespace, row: Any, points: list[dict[str, Any]
     queries, docs, n = args.msmarco
     folder = _msmarco(args.data, n, queries, docs)
     n_rows = queries * docs * n
-    got = _measure(str(folder / "runs"), str(folder / "qrels.txt"), args.memory, repeat=1)
+    # two passes, as the budget chooses them for the full campaign (100 runs: 700 M rows, 39 GB held at once)
+    got = _measure(str(folder / "runs"), str(folder / "qrels.txt"), None, True, repeat=1)
     row("MS", f"MS MARCO-shaped: {queries:,} queries x {docs:,} documents x {n} runs, {n_rows:,} rows, "
-        f"--memory {args.memory}: {'two passes' if got['mode'] == 'StreamedCampaign' else 'in memory'}",
+        f"{'two passes' if got['mode'] == 'StreamedCampaign' else 'in memory'} (times {got['all_seconds']} s)",
         f"{got['seconds']:.0f} s, {got['peak'] / 2**20:.0f} MB, {got['peak'] / n_rows:.2f} bytes a row",
         f"<= {SCALE_TARGETS['bytes']:g} bytes a row", got["peak"] / n_rows <= SCALE_TARGETS["bytes"])
     points.append({**got, "runs": n, "rows": n_rows, "mode": "msmarco", "chosen": True})

@@ -45,7 +45,7 @@ from ir_rarity.engine.runs import Duplicates, RankedRuns, string_hashes
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.pool.build.retention import Retention, required_depth, required_rows
-from ir_rarity.pool.build.sources import origin_of, run_files, run_name_from_path
+from ir_rarity.pool.build.sources import origin_of, path_specs, run_files, run_name_from_path
 from ir_rarity.pool.pool import Pool
 
 __all__ = ["BYTES_PER_ROW", "Counts", "StreamedCampaign", "count_depths", "count_files", "estimate_rows", "file_blocks",
@@ -128,8 +128,6 @@ def streamable(measures: Sequence[Any], teams: Any, runs: Any) -> str | None:
     blocks), and every measure must read S_d alone of the campaign (``U_novel`` sums its runs' reading
     probabilities).
     """
-    from ir_rarity.pool.build.paths import path_specs
-
     if path_specs(runs) is None:
         return "runs held in memory are scored in memory (two passes read run files)"
     if teams is not None:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ir_rarity.cli.metadata import write_for
 from ir_rarity.cli.options import add_reading_options
 from ir_rarity.io.guard import check_outputs, check_stdin_once
 from ir_rarity.stats.names import CORRECTIONS
@@ -98,6 +99,23 @@ def run(args: argparse.Namespace) -> int:
                    complementarity=args.complementarity, judges=args.judges,
                    command=_command(args),
                    progress=False if args.quiet else None)
+    if getattr(args, "metadata", None) is not None:  # the measures, test and correction the report used
+        write_for(args, built.provenance, **_evaluation_facts(built))
     print(f"{PROG}: report: wrote {args.out} ({built.size / 1e6:.1f} MB) in {built.seconds:.1f} s; "
           f"{built.data.evaluation.describe()}", file=sys.stderr)
     return 0
+
+
+def _evaluation_facts(built: Any) -> dict[str, Any]:
+    """The ir_metadata ``research goal.evaluation`` facts of a built report, as its page states them.
+
+    The measures it shows (defaults and the standard measures added at the rarity measures' cutoffs included) and,
+    with baselines, the test and correction its leaderboard used (Holm's by default).
+    """
+    ev = built.data.evaluation
+    facts: dict[str, Any] = {"measures": [ev.label(m) for m in ev.measures]}
+    board = built.data.leaderboard
+    if built.data.baselines and board is not None:
+        facts["test"] = board.settings["test"]
+        facts["correction"] = board.settings["correction"]
+    return facts

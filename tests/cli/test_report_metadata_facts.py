@@ -1,0 +1,36 @@
+"""``ir-rarity report --metadata``: the document states what the page used (its measures, the standard measures added
+at the rarity measures' cutoffs, the test and Holm's correction taken by default with a baseline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ir_rarity.cli import main
+
+
+def _report(hand_files: dict[str, Path], tmp_path: Path, *extra: str) -> dict:
+    path = tmp_path / "report.yml"
+    args = ["report", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "--out",
+            str(tmp_path / "r.html"), "--no-pooling", "--resamples", "20", "--trials", "5",
+            "--composition-resamples", "5", "--quiet", "--metadata", str(path), *extra]
+    assert main(args) == 0
+    return yaml.safe_load(path.read_text())
+
+
+def test_the_report_records_its_test_its_default_correction_and_the_added_bases(
+        hand_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _report(hand_files, tmp_path, "-m", "P_rare(alpha=0.5)@2", "--baseline", "A")
+    capsys.readouterr()
+    # P@2 is added by the report (the base of P_rare at the same cutoff); Holm's is the report's default with a baseline
+    assert doc["research goal"]["evaluation"] == {
+        "reported measures": ["P_rare(alpha=0.5)@2", "P@2"], "baseline": ["A"],
+        "significance test": [{"name": "t", "correction method": "holm"}]}
+    doc = _report(hand_files, tmp_path, "-m", "P@2", "--baseline", "A", "--correction", "bonferroni")
+    assert doc["research goal"]["evaluation"]["significance test"] == [{"name": "t",
+                                                                        "correction method": "bonferroni"}]
+    doc = _report(hand_files, tmp_path, "-m", "P@2")  # no baseline: no test
+    assert doc["research goal"]["evaluation"] == {"reported measures": ["P@2"]}
+

@@ -158,7 +158,9 @@ def _grouped(inputs: Sequence[InputFile]) -> list[dict[str, Any]]:
     """The inputs, one entry a spec: a single file (or name) as its record, several files as their manifest."""
     by_spec: dict[str, list[InputFile]] = {}
     for record in inputs:
-        by_spec.setdefault(record.spec or record.name, []).append(record)
+        records = by_spec.setdefault(record.spec or record.name, [])
+        if all(r.name != record.name for r in records):  # one file named twice (--teams F --leaderboard F) is one
+            records.append(record)
     out = []
     for spec, records in by_spec.items():
         if len(records) == 1 and (records[0].name == spec or records[0].sha256 is None):

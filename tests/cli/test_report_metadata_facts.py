@@ -1,8 +1,10 @@
 """``ir-rarity report --metadata``: the document states what the page used (its measures, the standard measures added
-at the rarity measures' cutoffs, the test and Holm's correction taken by default with a baseline)."""
+at the rarity measures' cutoffs, the test and Holm's correction taken by default with a baseline), and a file named
+twice (``--teams F --leaderboard F``) is one input, hashed here with hashlib."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,13 @@ def test_the_report_records_its_test_its_default_correction_and_the_added_bases(
     doc = _report(hand_files, tmp_path, "-m", "P@2")  # no baseline: no test
     assert doc["research goal"]["evaluation"] == {"reported measures": ["P@2"]}
 
+
+def test_a_file_named_twice_is_one_input(hand_files: dict[str, Path], tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    board = tmp_path / "leaderboard.csv"
+    board.write_text("run,team,runtype\nA,t1,automatic\nB,t1,manual\nC,t2,automatic\n")
+    doc = _report(hand_files, tmp_path, "-m", "P@2", "--teams", f"{board}:run:team", "--leaderboard", str(board))
+    capsys.readouterr()
+    named = [i for i in doc["ir_rarity"]["inputs"] if i["name"] == str(board)]
+    assert named == [{"name": str(board), "size": board.stat().st_size,
+                      "sha256": hashlib.sha256(board.read_bytes()).hexdigest()}]

@@ -49,7 +49,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, help="depth S_d is counted at for the rarity buckets (default whole runs)")
     p.add_argument("--leaderboard", metavar="CSV[:RUNCOLUMN]",
                    help="a CSV giving each run's group in --group-column; RUNCOLUMN names its runs (default 'run')")
-    p.add_argument("--group-column", metavar="COLUMN", help="the leaderboard column of the groups, e.g. runtype")
+    p.add_argument("--group-column", metavar="COLUMN",
+                   help="the leaderboard column of the groups, e.g. runtype (a run with a blank cell is in no group)")
     p.add_argument("--correction", default="holm", choices=[*CORRECTIONS, "none"],
                    help="correction of the group tests (default holm)")
     p.add_argument("--combine", choices=["fill"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
+from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -20,7 +21,7 @@ from statsmodels.stats.multitest import multipletests
 import ir_rarity
 from ir_rarity import Pool, covid_round1
 from ir_rarity.analysis.judges import JudgeComparison, compare_judges, lenient_judge
-from ir_rarity.errors import ParameterError
+from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.stats import kendall_tau, tau_ap
 
 DOCS = [f"d{i}" for i in range(8)]
@@ -245,3 +246,26 @@ def test_three_groups_each_against_the_rest() -> None:
     assert got.loc["x", "p_corrected"] == pytest.approx(min(1.0, 2 * p_x), abs=1e-12)  # z (one run) is no test
     assert got.loc["y", "p_corrected"] == pytest.approx(min(1.0, 2 * p_y), abs=1e-12)
     assert math.isnan(got.loc["z", "p_value"]) and not got.loc["z", "rejected"]
+
+
+def test_blank_groups_take_no_part_and_a_run_given_two_groups_is_refused(tmp_path: Path) -> None:
+    runs = _hand_runs()
+    a, b = _hand_qrels()
+    board = tmp_path / "board.csv"
+    # r5 has no kind (a blank cell), r1 is listed twice with the same kind: r1, r2 against r3, r4 only
+    board.write_text("run,kind\nr1,x\nr2,x\nr3,y\nr4,y\nr5,\nr1,x\n")
+    result = compare_judges([a, b], runs, ["AP"], leaderboard=str(board), group_column="kind", resamples=100)
+    assert result.groups is not None
+    assert result.groups["group"].tolist() == ["x"]
+    assert (int(result.groups["n_group"].iloc[0]), int(result.groups["n_rest"].iloc[0])) == (2, 2)
+    diffs = result.runs.set_index("run")["diff"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = sps.ttest_ind(diffs[["r1", "r2"]], diffs[["r3", "r4"]], equal_var=False).pvalue
+    assert float(result.groups["p_value"].iloc[0]) == pytest.approx(p, abs=1e-12)
+    frame = pd.DataFrame({"run": ["r1", "r2", "r3", "r4", "r5"], "kind": ["x", "x", "y", "y", None]})
+    from_frame = compare_judges([a, b], runs, ["AP"], leaderboard=frame, group_column="kind", resamples=100)
+    assert from_frame.groups is not None and from_frame.groups["group"].tolist() == ["x"]
+    board.write_text("run,kind\nr1,x\nr2,x\nr3,y\nr1,y\n")
+    with pytest.raises(InputError, match=r"board.csv:5: lists run 'r1' again with another 'kind'"):
+        compare_judges([a, b], runs, ["AP"], leaderboard=str(board), group_column="kind", resamples=100)

@@ -25,6 +25,7 @@ import pandas as pd
 
 from ir_rarity.errors import InputError
 from ir_rarity.io.csvfile import read_csv_columns
+from ir_rarity.io.raw import short
 from ir_rarity.stats.corrections import correct
 from ir_rarity.stats.effects import paired_effects
 from ir_rarity.stats.scores import run_means
@@ -69,20 +70,36 @@ def read_groups(leaderboard: str | os.PathLike[str] | pd.DataFrame, column: str,
                 ) -> pd.Series:
     """Run -> group from a leaderboard: a CSV path (``'path:RUNCOLUMN'`` names its run column) or a DataFrame.
 
+    A run whose group cell is empty (or NA in a DataFrame) has no group and takes no part in the tests; a run
+    listed twice with the same group counts once.
+
     Raises:
-        InputError: the file is unreadable or lacks the run column or ``column``.
+        InputError: the file is unreadable or lacks the run column or ``column``, or lists a run twice with two
+            different groups (the message names the file, the line and the run).
 
     """
     if isinstance(leaderboard, pd.DataFrame):
         for needed in (run_column, column):
             if needed not in leaderboard.columns:
                 raise InputError(f"leaderboard has no column {needed!r}")
-        frame = leaderboard.astype(str)
+        source = "leaderboard"
+        frame = leaderboard[leaderboard[column].notna()].astype(str)
+        frame.index = pd.RangeIndex(2, len(frame) + 2)
+        lines = False
     else:
         path = os.fspath(leaderboard)
         if not Path(path).exists() and ":" in path:
             path, run_column = path.rsplit(":", 1)
+        source = path
         frame = read_csv_columns(path, [run_column, column], "leaderboard")
+        lines = True
+    frame = frame[frame[column].str.strip() != ""].drop_duplicates([run_column, column])
+    twice = frame[run_column].duplicated()
+    if twice.any():
+        line = int(frame.index[twice.to_numpy()][0])
+        raise InputError(f"lists run {short(frame.loc[line, run_column])} again with another {short(column, 20)}",
+                         source,
+                         line if lines else None)
     return pd.Series(frame[column].to_numpy(), index=pd.Index(frame[run_column].to_numpy(), name="run"),
                      name=column)
 

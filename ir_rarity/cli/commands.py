@@ -224,13 +224,16 @@ def _output_options(args: argparse.Namespace) -> None:
     go to a file: two documents on one stream could not be read apart).
 
     Raises:
-        _UsageError: ``-o`` names no format (with the closest one), or ``--metadata -`` while the table goes to
-            standard output too.
+        _UsageError: ``-o`` names no format (with the closest one), ``-n`` without ``-q``, or ``--metadata -``
+            while the table goes to standard output too.
 
     """
     if args.format not in FORMATS:
         raise _UsageError(f"-o/--format takes a format ({', '.join(FORMATS)}), got {args.format!r}"
                           f"{did_you_mean(args.format, FORMATS)}; write to a file with --output FILE")
+    if args.no_summary and not args.per_query:  # ir_measures refuses it; trec_eval would print nothing
+        raise _UsageError("-n/--no-summary drops the 'all' rows of -q's per-query values: give -q too (without -q "
+                          "the summary is all there is to print)")
     if args.output == "-":
         args.output = None
     if args.metadata == "-" and args.output is None:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -137,3 +140,21 @@ def test_n_is_trec_evals_nosummary(files: dict[str, Path], capsys: pytest.Captur
                if line and not line.startswith("#") and not line.startswith("run\t")]
         queries = [fields[-3] for fields in out]  # (run,) query, measure, value
         assert queries.count("all") == (0 if flag else 1) and len(queries) == 30 + (0 if flag else 1), flag
+
+
+def test_n_without_q_is_refused_as_ir_measures_refuses_it(files: dict[str, Path], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """-n drops the 'all' rows of -q; alone it asked for nothing this command prints: one line, nothing on stdout.
+
+    ir_measures' own command refuses it too (run here as the independent reference); trec_eval 10.0 prints nothing.
+    """
+    reference = subprocess.run([sys.executable, "-m", "ir_measures", str(files["qrels"]), str(files["run1"]), "P@10",
+                                "-n"], capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "IR_RARITY_NO_HOOK": "1"})
+    assert reference.returncode != 0 and reference.stdout == ""
+    for flag in ("-n", "--nosummary", "--no-summary"):
+        capsys.readouterr()
+        assert main(["eval", str(files["qrels"]), str(files["run1"]), "-m", "P.10", flag]) == 2
+        captured = capsys.readouterr()
+        err = captured.err.strip().splitlines()
+        assert captured.out == "" and len(err) == 1 and err[0].startswith("ir-rarity: error: -n"), err

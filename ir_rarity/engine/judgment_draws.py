@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from ir_measures.providers.base import NOT_PROVIDED
 
 from ir_rarity.engine.compute import compute
 from ir_rarity.engine.contract import MemberCampaign
@@ -69,8 +70,9 @@ MIN_ROWS = 20
 N_BUCKETS = 24
 """S_d buckets :math:`\\lfloor \\log_2 S_d \\rfloor`, enough for any campaign (2^24 systems)."""
 
-DRAWN_STANDARD: frozenset[str] = frozenset({"P", "R", "AP", "RR", "Rprec", "nDCG", "NDCG"})
-"""trec_eval measures whose value depends on the relevant rows and the qrels' labels alone (no judged-ness)."""
+DRAWN_STANDARD: frozenset[str] = frozenset({"P", "R", "AP", "RR", "Rprec", "nDCG", "NDCG", "RBP"})
+"""Standard measures whose value depends on the relevant rows and the qrels' labels alone (no judged-ness); RBP
+is the engine's own (:mod:`ir_rarity.engine.rbp`), its residual is not drawn."""
 
 
 def sd_bucket(s_d: np.ndarray) -> np.ndarray:
@@ -87,7 +89,7 @@ def rank_band(rank: np.ndarray) -> np.ndarray:
 def can_draw(measure: Any) -> bool:
     """Whether a measure's value depends on relevant rows and labels only, so drawn judgments can score it.
 
-    The rarity measures that read relevant rows only and trec_eval's P, R, AP, RR, Rprec and nDCG (without
+    The rarity measures that read relevant rows only, trec_eval's P, R, AP, RR, Rprec and nDCG and RBP (without
     ``judged_only``, which reads which documents are judged).
     """
     if "judged_only" in getattr(measure, "SUPPORTED_PARAMS", {}) and bool(measure["judged_only"]):
@@ -264,8 +266,11 @@ def draw_labels(model: JudgmentModel, pairs: OpenPairs, draws: int, rng: np.rand
 
 
 def _rel(measure: Any) -> int:
-    """The measure's lowest relevant grade (1 when it takes none)."""
-    return int(measure["rel"]) if "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) else 1
+    """The measure's lowest relevant grade (1 when it takes none or leaves it unset, as RBP may)."""
+    if "rel" not in getattr(measure, "SUPPORTED_PARAMS", {}):
+        return 1
+    value = measure["rel"]
+    return 1 if value is None or value is NOT_PROVIDED else int(value)
 
 
 def _with_open(qrels: EncodedQrels, pairs: OpenPairs, top: int) -> tuple[EncodedQrels, np.ndarray]:
@@ -300,7 +305,7 @@ def drawn_values(campaign: MemberCampaign, qrels: EncodedQrels, runs: Sequence[i
     bad = [str(m) for m in measures if not can_draw(m)]
     if bad:
         raise ParameterError(f"judgments cannot be drawn for {', '.join(bad)}: its value reads which documents are "
-                             "judged (use P, R, AP, RR, Rprec, nDCG or a rarity measure)")
+                             "judged (use P, R, AP, RR, Rprec, nDCG, RBP or a rarity measure)")
     rng = np.random.default_rng(seed)
     rel = min((_rel(m) for m in measures), default=1)
     model = model if model is not None else fit_model(campaign, qrels, rel, prior)

@@ -110,7 +110,7 @@ def coverage_study(pool: Pool, qrels: Any, measures: Any, depth: int, *, level: 
     Args:
         pool: The campaign (its teams, or each run its own team).
         qrels: The full judgments.
-        measures: Measures whose judgments can be drawn (P, R, AP, RR, Rprec, nDCG, rarity measures).
+        measures: Measures whose judgments can be drawn (P, R, AP, RR, Rprec, nDCG, RBP, rarity measures).
         depth: The campaign's judging depth k.
         level: Nominal level of every interval.
         draws: Draws of the judgments (``unjudged`` and ``all``).

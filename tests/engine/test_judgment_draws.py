@@ -199,3 +199,34 @@ def test_measures_that_read_judged_ness_are_refused() -> None:
 def test_buckets() -> None:
     assert sd_bucket(np.array([0, 1, 2, 3, 4, 7, 8, 100])).tolist() == [0, 0, 1, 1, 2, 2, 3, 6]
     assert UNJUDGED < 0
+
+
+def test_rbp_draws_are_plain_rbp_of_each_draws_qrels() -> None:
+    """RBP reads relevant rows only, so it is drawn too: each draw equals a plain loop over Moffat & Zobel's sum
+    (TOIS 2008) on the qrels extended by that draw, and its interval holds the draws' percentiles."""
+    runs, qrels = campaign(seed=5)
+    pool = Pool.from_runs(runs)
+    encoded = Judgments(qrels).encoded_for(pool)
+    measures = parse_measures(["RBP(p=0.8)", "RBP(p=0.5,rel=2)@4"])
+    assert all(can_draw(m) for m in measures)
+    chosen = [0, 3, 5]
+    values = drawn_values(pool, encoded, chosen, measures, draws=5, seed=2)
+    assert all(np.ptp(values[m], axis=0).max() > 0 for m in measures)  # the draws open some documents
+    rng = np.random.default_rng(2)
+    pairs = open_pairs(pool, encoded, chosen)
+    labels = draw_labels(fit_model(pool, encoded, 1), pairs, 5, rng)
+    queries, docs = pool.encoded.decode(pairs.keys)
+    query_ids = sorted(qrels["query_id"].unique())
+    base = {(q, d): g for q, d, g in qrels.itertuples(index=False)}
+    for d in range(5):
+        label = dict(base)
+        label.update({(q, doc): int(g) for q, doc, g in zip(queries, docs, labels[d], strict=True)
+                      if g != UNJUDGED})
+        for m, (p, rel, k) in zip(measures, [(0.8, 1, None), (0.5, 2, 4)], strict=True):
+            for row, i in enumerate(chosen):
+                run = runs[pool.names[i]]
+                for j, q in enumerate(query_ids):
+                    ranked = run[run["query_id"] == q].sort_values(["score", "doc_id"], ascending=False)["doc_id"]
+                    read = list(ranked)[:k] if k else list(ranked)
+                    plain = sum((1 - p) * p ** n for n, doc in enumerate(read) if label.get((q, doc), -1) >= rel)
+                    assert values[m][d, row, j] == pytest.approx(plain, abs=1e-12)

@@ -90,6 +90,9 @@ def wants_table(args: argparse.Namespace) -> bool:
         raise ParameterError("--test, --correction and --diff-interval need --baseline RUN or --all-pairs")
     if args.covers != "topics" and args.ci is None:
         raise ParameterError(f"--covers {args.covers} needs --ci LEVEL (the level of the interval)")
+    if args.covers != "topics" and args.interval != "bootstrap":
+        raise ParameterError(f"--interval {args.interval} is an interval over topics; --covers {args.covers} has its "
+                             "own (drop --interval, or use --covers topics)")
     if args.plot and not args.composition:
         raise ParameterError("--plot needs --composition")
     wanted = compared or args.ci is not None or args.composition or args.unjudged or args.ties

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ir_rarity.checks import check_draws
 from ir_rarity.engine.contract import MemberCampaign
 from ir_rarity.engine.judgment_draws import drawn_interval, drawn_values
 from ir_rarity.engine.means import aggregate, skips_undefined
@@ -82,6 +83,7 @@ def _drawn(evaluation: Evaluation, m: Any, covers: str, level: float, draws: int
     """The interval of the drawn judgments (``"unjudged"``), with the topics and the tie range (``"all"``)."""
     campaign, positions = _member_positions(evaluation)
     assert evaluation.judgments is not None  # checked by _member_positions
+    draws = check_draws(draws, "draws", len(positions) * len(evaluation.query_ids), each="scores")
     encoded = evaluation.judgments.encoded_for(campaign)
     rng = np.random.default_rng(seed)
     order = natural_order(evaluation.query_ids)

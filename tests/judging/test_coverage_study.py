@@ -164,6 +164,12 @@ def test_eval_covers_options(tmp_path: Path) -> None:
     np.testing.assert_allclose(rows.loc[interval.index, "P@5 ci low"], interval["low"], atol=1e-12)
     np.testing.assert_allclose(rows.loc[interval.index, "P@5 ci high"], interval["high"], atol=1e-12)
     assert_cli_error(run_cli("eval", qrels_path, folder, "-m", "P@5", "--covers", "all"), "--ci")
+    assert_cli_error(run_cli("eval", qrels_path, folder, "-m", "P@5", "--ci", "0.9", "--covers", "unjudged",
+                             "--interval", "t"), "--interval t")
+    assert_cli_error(run_cli("eval", qrels_path, folder, "-m", "P@5", "--ci", "0.9", "--covers", "all",
+                             "--draws", "0"), "draws must be an integer >= 1")
+    with pytest.raises(ParameterError, match="draws must be an integer >= 1"):
+        ir_rarity.evaluate(Pool.from_runs(runs), qrels, ["P@5"]).interval("P@5", "unjudged", 0.9, draws=0)
     caption = run_cli("eval", qrels_path, folder, "-m", "P@5", "--ci", "0.9", "--covers", "unjudged", "--draws", "20",
                       "--format", "markdown").stdout.splitlines()[0]
     assert "90% interval of the mean covering the unjudged documents' judgments" in caption

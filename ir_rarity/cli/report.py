@@ -68,7 +68,12 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _command(args: argparse.Namespace) -> list[str]:
-    """The command line for the provenance: ``sys.argv`` when run as ``ir-rarity``, else its main arguments."""
+    """The command line for the provenance.
+
+    The one ``main`` parsed (``args.argv``), else ``sys.argv`` when run as ``ir-rarity``, else its main arguments.
+    """
+    if getattr(args, "argv", None):  # main(["report", ...]) called from Python: its arguments, not the caller's
+        return list(args.argv)
     if sys.argv and Path(sys.argv[0]).name in ("ir-rarity", "__main__.py"):
         return list(sys.argv)
     return [PROG, "report", args.qrels, *args.runs, "--out", args.out]

@@ -5,6 +5,8 @@ twice (``--teams F --leaderboard F``) is one input, hashed here with hashlib."""
 from __future__ import annotations
 
 import hashlib
+import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,18 @@ def test_a_file_named_twice_is_one_input(hand_files: dict[str, Path], tmp_path: 
     named = [i for i in doc["ir_rarity"]["inputs"] if i["name"] == str(board)]
     assert named == [{"name": str(board), "size": board.stat().st_size,
                       "sha256": hashlib.sha256(board.read_bytes()).hexdigest()}]
+
+
+def test_main_called_from_python_records_its_own_arguments(hand_files: dict[str, Path], tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The page and the document record the command ``main`` was given, not the calling process's (pytest's)."""
+    doc = _report(hand_files, tmp_path, "-m", "P@2")
+    capsys.readouterr()
+    expected = ["ir-rarity", "report", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "--out",
+                str(tmp_path / "r.html"), "--no-pooling", "--resamples", "20", "--trials", "5",
+                "--composition-resamples", "5", "--quiet", "--metadata", str(tmp_path / "report.yml"), "-m", "P@2"]
+    assert shlex.split(doc["implementation"]["executable"]["cmd"]) == expected
+    page = (tmp_path / "r.html").read_text()
+    start = page.index('<script type="application/json" id="provenance-json">')
+    embedded = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
+    assert shlex.split(embedded["command"]) == expected

@@ -13,7 +13,8 @@ evaluation carries:
   and maximum: the orders of different queries are independent; :mod:`ir_rarity.engine.ties`);
 * ``"all"``: judgments and queries drawn together (each draw draws the judgments and resamples the queries), the
   interval then widened by the tie range of the mean below and above the score (a run's value may move by that
-  much under another order of its ties: a conservative sum).
+  much under another order of its ties: a conservative sum); for trec_eval's measures and RBP, whose values lie
+  in [0, 1], the widened ends are clipped to it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pandas as pd
 
 from ir_rarity.checks import check_draws
 from ir_rarity.engine.contract import MemberCampaign
+from ir_rarity.engine.families import is_engine_measure
 from ir_rarity.engine.judgment_draws import drawn_interval, drawn_values
 from ir_rarity.engine.means import aggregate, skips_undefined
 from ir_rarity.engine.names import COVERS
@@ -100,6 +102,8 @@ def _drawn(evaluation: Evaluation, m: Any, covers: str, level: float, draws: int
             high = high + np.where(np.isnan(tie_high), 0.0, tie_high - value)
             details["ties"] = ("added" if not np.isnan(tie_low).all()
                                else "not added: no exact tie range for this measure")
+            if not is_engine_measure(m):  # P, R, AP, RR, Rprec, nDCG, RBP: the widened ends stay in [0, 1]
+                low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
     return low, high, details
 
 

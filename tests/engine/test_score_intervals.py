@@ -148,3 +148,31 @@ def test_runs_read_for_their_measures_are_refused_whole_runs_agree(tmp_path) -> 
     whole = ir_rarity.evaluate(files, qrels, ["P@5"], unjudged=True).interval("P@5", "unjudged", draws=30, seed=2)
     pooled = ir_rarity.evaluate(Pool.from_runs(files), qrels, ["P@5"]).interval("P@5", "unjudged", draws=30, seed=2)
     pd.testing.assert_frame_equal(whole, pooled, check_like=True)
+
+
+def test_all_widened_by_ties_stays_within_a_bounded_measures_range() -> None:
+    """Two queries, a run with tied scores: the drawn interval widened by its tie range (worked by hand: P@2 over
+    the orders of {a, b, c} on q1 is 1/2 or 1, q2's pair is always read, so the mean moves in [1/2, 3/4]) would pass
+    1; P@2 cannot, so the ends are clipped to [0, 1]. The unclipped ends are recomputed from the draws."""
+    qrels = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": ["a", "b", "c", "e", "a", "x"],
+                          "relevance": [2, 0, 3, 2, 0, 2]})
+    runs = {"A": pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 2, "doc_id": ["a", "b", "c", "d", "e", "x", "y"],
+                               "score": [5.0, 5, 5, 4, 3, 1, 1]}),
+            "B": pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "f", "y", "x"],
+                               "score": [9.0, 8, 2, 1]})}
+    pool = Pool.from_runs(runs)
+    evaluation = ir_rarity.evaluate(pool, qrels, ["P@2"], ties=True)
+    m = evaluation.measures[0]
+    ties = evaluation.ties("P@2")
+    assert ties.loc["A", "ties low"] == pytest.approx(0.5) and ties.loc["A", "ties high"] == pytest.approx(0.75)
+    got = evaluation.interval("P@2", "all", 0.9, draws=50, seed=0)
+    rng = np.random.default_rng(0)
+    drawn = drawn_values(pool, evaluation.judgments.encoded_for(pool), [0, 1], [m], 50, rng)[m]
+    picked = rng.integers(0, 2, size=(50, 2))
+    means = np.array([[drawn[d, r, picked[d]].mean() for r in range(2)] for d in range(50)])
+    value = np.array([0.5, 0.5])
+    raw_low = np.percentile(means, 5, axis=0) - (value - ties["ties low"].to_numpy())
+    raw_high = np.percentile(means, 95, axis=0) + (ties["ties high"].to_numpy() - value)
+    assert raw_high.max() > 1.0  # the case the clip is for
+    np.testing.assert_allclose(got["high"], np.minimum(raw_high, 1.0), atol=1e-12)
+    np.testing.assert_allclose(got["low"], np.maximum(raw_low, 0.0), atol=1e-12)

@@ -70,6 +70,8 @@ def facts_of(args: argparse.Namespace) -> dict[str, Any]:
         facts["test"] = args.test
     if getattr(args, "correction", None):
         facts["correction"] = args.correction
+    elif compared:  # eval's comparisons without --correction are uncorrected: say so rather than leave it unsaid
+        facts["correction"] = "none"
     return facts
 
 

@@ -63,3 +63,15 @@ def test_main_called_from_python_records_its_own_arguments(hand_files: dict[str,
     start = page.index('<script type="application/json" id="provenance-json">')
     embedded = json.loads(page[page.index(">", start) + 1:page.index("</script>", start)])
     assert shlex.split(embedded["command"]) == expected
+
+
+def test_eval_comparisons_without_a_correction_say_none(hand_files: dict[str, Path], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """eval --baseline without --correction tests each pair uncorrected (its table's caption says so): the document
+    says ``correction method: none`` rather than leaving it out."""
+    path = tmp_path / "eval.yml"
+    assert main(["eval", str(hand_files["qrels"]), *(str(hand_files[n]) for n in "ABC"), "-m", "P@2",
+                 "--baseline", "A", "--output", str(tmp_path / "t.tsv"), "--metadata", str(path)]) == 0
+    capsys.readouterr()
+    assert yaml.safe_load(path.read_text())["research goal"]["evaluation"]["significance test"] == [
+        {"name": "t", "correction method": "none"}]

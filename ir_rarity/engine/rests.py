@@ -5,7 +5,8 @@
 :mod:`ir_rarity.engine.unjudged` (``"unjudged"``, ``"high"``, ``"rare judged"``, and ``"residual"`` for RBP) and
 :mod:`ir_rarity.engine.ties` (``"ties low"``, ``"ties high"``, ``"ties expected"``). A measure the engine does not
 score itself (one that goes through ir_measures) gets NaN bounds and tie values, and an evaluation with only such
-measures NaN shares too (no rows are made for them).
+measures NaN shares too (no rows are made for them). ``Judged`` (which reads judged-ness, not relevance) gets NaN
+bounds too.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class Rests:
             engine = supports(m)
             if self.unjudged:
                 self._put(m, "unjudged", unjudged_share(m, rows))
-                self._put(m, "high", high_values(m, rows, score) if engine else nan)
+                # Judged reads which documents are judged, not their relevance: no bounds over relevance
+                bounded = engine and str(getattr(m, "NAME", "")) != "Judged"
+                self._put(m, "high", high_values(m, rows, score) if bounded else nan)
                 self._put(m, "rare judged", rare_judged_share(m, rows) if engine else nan)
                 if str(getattr(m, "NAME", "")) == "RBP":
                     self._put(m, "residual", rbp_residual(m, rows).reshape(rows.n_runs, rows.n_queries))

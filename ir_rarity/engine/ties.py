@@ -15,7 +15,8 @@ tied rows (same run, query and score, compared at the campaign's precision):
   ``gains`` mapping is assumed to grow with the label).
 * **expected value** over the :math:`\prod_g n_g!` equally likely orders (McSherry & Najork, ECIR 2008): for a
   measure linear in positions, :math:`\sum_i g_i \bar\delta_{G(i)}` with :math:`\bar\delta_G` the mean discount of
-  group G's positions (P@k, R@k, nDCG@k, RBP, P_rare, nDCG_rare); for AP and AP_rare, with :math:`r` relevant rows
+  group G's positions (P@k, R@k, nDCG@k, RBP, P_rare, nDCG_rare, and Rprec as P at the query's own cutoff
+  :math:`N_R`); for AP and AP_rare, with :math:`r` relevant rows
   of total gain :math:`W` in a group of :math:`n` at positions :math:`s+1..s+n`, :math:`B` the gain above it,
 
   .. math:: E\Bigl[\frac{Rel_i}{i}\sum_{j \le i} g_j\Bigr] = \frac{1}{i}\Bigl(\frac{W}{n} + \frac{r}{n}B +
@@ -208,6 +209,10 @@ def expected_value(measure: Any, rows: Rows, precision: str = "float32") -> np.n
         hits = _linear(relevant.astype(np.float64), within.astype(np.float64), rows, groups)
         value = hits / float(cutoff or 1) if name == "P" else _divide(hits, np.tile(rows.qrels.n_relevant(rel),
                                                                                         rows.n_runs))
+    elif name == "Rprec":  # P at the query's own cutoff R = N_R: a linear measure too
+        n_rel = rows.qrels.n_relevant(rel)
+        reads = (rank < n_rel[rows.query]).astype(np.float64)
+        value = _divide(_linear(relevant.astype(np.float64), reads, rows, groups), np.tile(n_rel, rows.n_runs))
     elif name == "RBP":
         p, rel, _ = persistence(measure)
         relevant = is_relevant(rows.labels(), rel)

@@ -19,6 +19,7 @@ from ir_measures.measures.base import _NOT_PROVIDED, ParamInfo
 
 from ir_rarity.errors import ParameterError, did_you_mean
 from ir_rarity.measures.base import RarityMeasure
+from ir_rarity.measures.trec_names import TREC_NICKNAMES
 
 __all__ = ["MeasureLabels", "check_params", "higher_is_better", "measure_label", "measure_labels", "parse_measure",
            "parse_measures"]
@@ -151,6 +152,9 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
             signed = _read_written_values(measure)  # a value ir_measures' syntax cannot read (alpha=-1, alpha=inf)
             if signed is not None:
                 return signed
+            trec = _trec_name(measure)  # a trec_eval name of one measure (map, P.10, ndcg_cut.10)
+            if trec is not None:
+                return check_params(trec)
             name = measure.split("@")[0].split("(")[0].strip()
             hint = "" if name in ir_measures.measures.registry else did_you_mean(name, ir_measures.measures.registry)
             raise ParameterError(f"cannot parse measure {_show(measure, 60)}: {' '.join(str(e).split())}{hint}"
@@ -163,6 +167,21 @@ def parse_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
         raise ParameterError(f"expected a measure (an ir_measures.Measure or a string such as 'P_rare@100'), got "
                              f"{type(measure).__name__}")
     return check_params(parsed)
+
+
+def _trec_name(text: str) -> ir_measures.Measure | None:
+    """The measure trec_eval's name ``text`` stands for (``map``: AP, ``P.10``: P@10), or None.
+
+    Read by ir_measures' own ``parse_trec_measure``. None for a name of several measures (``P.5,10``, ``all_trec``:
+    ``ir-rarity eval -m`` expands those) or for no trec_eval name.
+    """
+    if text.strip() in TREC_NICKNAMES:  # parse_trec_measure prints the group's unsupported measures on stdout
+        return None
+    try:
+        found = ir_measures.parse_trec_measure(text.strip())
+    except Exception:  # ValueError, KeyError, NameError or SyntaxError: no trec_eval name
+        return None
+    return found[0] if len(found) == 1 else None
 
 
 _SPECIAL_FLOATS = {"inf": float("inf"), "infinity": float("inf"), "nan": float("nan")}

@@ -21,6 +21,7 @@ from ir_rarity.measures.base import warn_large_alpha
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool import (
     Origin,
+    block_rows,
     path_specs,
     read_runs,
     read_teams,
@@ -139,7 +140,7 @@ def evaluate(
         retention = required_rows(measure_list, judgments) if path_specs(runs) is not None and not whole else None
         if not whole and _two_passes(runs, measure_list, team_map, stream, memory_limit):
             streamed = stream_campaign(runs, measure_list, retention, keep_depth=keep, duplicates=duplicates,
-                                       split_by_tag=split_by_tag, scores=scores)
+                                       split_by_tag=split_by_tag, scores=scores, rows=block_rows(memory_limit))
             streamed_evaluation = evaluate_campaign(streamed, judgments, labels, progress=progress)
             streamed_evaluation.whole_runs = False  # read for these measures only
             return streamed_evaluation

@@ -27,6 +27,7 @@ from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool import (
     Counts,
     StreamedCampaign,
+    block_rows,
     count_depths,
     count_files,
     expand_run_paths,
@@ -67,7 +68,8 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
         scores: ``"float32"`` (None) or ``"float64"``.
         tasks: Tasks of each pass, each a run of consecutive blocks of files (None: two per worker of the active
             client, or per core without one). What a task costs besides its rows (its counts sent on, the qrels
-            encoded against the campaign's vocabularies) is then paid a few times, not once a block.
+            encoded against the campaign's vocabularies) is then paid a few times, not once a block. A block's rows
+            follow the workers' memory limit (:func:`~ir_rarity.pool.stream.block_rows`).
 
     Returns:
         The :class:`~ir_rarity.Evaluation` of :func:`ir_rarity.evaluate` on the same files (runs in file order).
@@ -91,7 +93,7 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
         raise InputError("no run files to read")
     judgments = Judgments(qrels)
     precision: ScorePrecision = scores or "float32"
-    blocks = file_blocks(files, split_by_tag)
+    blocks = file_blocks(files, split_by_tag, block_rows(_worker_memory()))
     groups = _groups(blocks, tasks if tasks is not None else 2 * _workers())
     depths = count_depths(measure_list)
     options = {"duplicates": duplicates, "split_by_tag": split_by_tag, "scores": precision}
@@ -133,6 +135,18 @@ def _workers() -> int:
     except (ImportError, ValueError):
         return os.cpu_count() or 1
     return max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def _worker_memory() -> int | None:
+    """The smallest memory limit of the active client's workers (bytes), None without a client or a limit."""
+    try:
+        from distributed import get_client
+
+        client: Any = get_client()
+    except (ImportError, ValueError):
+        return None
+    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
+    return min(limits) if limits and min(limits) > 0 else None
 
 
 def _shared(campaign: StreamedCampaign) -> Any:

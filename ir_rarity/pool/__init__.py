@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ir_rarity.pool.stream import (
         Counts,
         StreamedCampaign,
+        block_rows,
         count_depths,
         count_files,
         file_blocks,
@@ -56,6 +57,7 @@ _LAZY = {
     "top_k": "ir_rarity.pool.build.runs",
     "StreamedCampaign": "ir_rarity.pool.stream",
     "Counts": "ir_rarity.pool.stream",
+    "block_rows": "ir_rarity.pool.stream",
     "count_depths": "ir_rarity.pool.stream",
     "count_files": "ir_rarity.pool.stream",
     "file_blocks": "ir_rarity.pool.stream",
@@ -77,6 +79,7 @@ __all__ = [
     "Pool",
     "StreamedCampaign",
     "active_pool",
+    "block_rows",
     "cached_campaign",
     "clear_cached_campaigns",
     "count_depths",

@@ -48,8 +48,8 @@ from ir_rarity.pool.build.retention import Retention, required_depth, required_r
 from ir_rarity.pool.build.sources import origin_of, path_specs, run_files, run_name_from_path
 from ir_rarity.pool.pool import Pool
 
-__all__ = ["BYTES_PER_ROW", "Counts", "StreamedCampaign", "count_depths", "count_files", "estimate_rows", "file_blocks",
-           "parse_memory", "pass_two_rows", "should_stream", "stream_campaign", "streamable"]
+__all__ = ["BYTES_PER_ROW", "Counts", "StreamedCampaign", "block_rows", "count_depths", "count_files", "estimate_rows",
+           "file_blocks", "parse_memory", "pass_two_rows", "should_stream", "stream_campaign", "streamable"]
 
 BYTES_PER_ROW = 56
 """Bytes an in-memory campaign holds per row it reads (44-56 measured at 500 and 1,000 synthetic runs, whole-ranking
@@ -58,7 +58,13 @@ measures): with :func:`estimate_rows`, what :func:`should_stream` compares with 
 _BLOCK_ROWS = 1 << 18
 """Rows (estimated from file sizes) of the runs one block of either pass reads: about 260,000 (five runs of 50,000).
 A block of a million rows costs 160 MB more at the peak (the pool of a block is built with its transients) and
-saves little time."""
+saves little time. The smallest block: a memory budget gives larger ones (:func:`block_rows`)."""
+
+_BLOCK_BYTES_PER_ROW = 200
+"""Bytes a block's pool costs per row at its peak, while it is built with its transients (about 160 measured)."""
+
+_MAX_BLOCK_ROWS = 1 << 21
+"""The largest block a budget gives: about two million rows (beyond, a block saves no measurable time)."""
 
 _MASK = (1 << KEY_SHIFT) - 1
 _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -519,11 +525,24 @@ class StreamedCampaign:
         return self._block(slice(int(self._first_run[file]), int(self._first_run[file + 1]))).run(name)
 
 
-def _file_blocks(rows: Sequence[int]) -> list[tuple[int, int]]:
-    """Consecutive files in blocks of about :data:`_BLOCK_ROWS` estimated rows (a larger file alone)."""
+def block_rows(memory_limit: int | str | None) -> int:
+    """Rows of a block of either pass for a memory budget: a quarter of the budget held by a block's pool.
+
+    ``min(max(B / (4 * 200), 262,144), 2,097,152)`` for a budget of B bytes (200 bytes a row: a block's pool at its
+    peak); 262,144 without a budget. Larger blocks pay a block's fixed costs (its reading pipeline started, the
+    qrels encoded against its vocabularies) fewer times; the counts and one block stay well within the budget.
+    """
+    if memory_limit is None:
+        return _BLOCK_ROWS
+    return int(min(max(parse_memory(memory_limit) // (4 * _BLOCK_BYTES_PER_ROW), _BLOCK_ROWS), _MAX_BLOCK_ROWS))
+
+
+def _file_blocks(rows: Sequence[int], most: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive files in blocks of about ``most`` (:data:`_BLOCK_ROWS`) estimated rows (a larger file alone)."""
+    most = _BLOCK_ROWS if most is None else most
     blocks, start, held = [], 0, 0
     for i, size in enumerate(rows):
-        if i > start and held + size > _BLOCK_ROWS:
+        if i > start and held + size > most:
             blocks.append((start, i))
             start, held = i, 0
         held += size
@@ -538,9 +557,13 @@ def count_depths(measures: Sequence[Any]) -> list[int | None]:
                               if is_engine_measure(m) and getattr(m, "NEEDS_POOL", True)))
 
 
-def file_blocks(files: Sequence[Path], split_by_tag: bool | None = None) -> list[tuple[int, int]]:
-    """The blocks of files both passes read (a file of several runs split by tag is a block of its own)."""
-    return [(i, i + 1) for i in range(len(files))] if split_by_tag else _file_blocks(estimate_rows(files))
+def file_blocks(files: Sequence[Path], split_by_tag: bool | None = None, rows: int | None = None
+                ) -> list[tuple[int, int]]:
+    """The blocks of files both passes read: about ``rows`` rows each (None: :data:`_BLOCK_ROWS`).
+
+    A file of several runs split by tag is a block of its own.
+    """
+    return [(i, i + 1) for i in range(len(files))] if split_by_tag else _file_blocks(estimate_rows(files), rows)
 
 
 def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicates: Duplicates = "error",
@@ -577,7 +600,7 @@ def pass_two_rows(measures: Sequence[Any], judgments: Judgments) -> Retention | 
 
 def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | None, *,
                     keep_depth: int | None = None, duplicates: Duplicates = "error", split_by_tag: bool | None = None,
-                    scores: ScorePrecision | None = None) -> StreamedCampaign:
+                    scores: ScorePrecision | None = None, rows: int | None = None) -> StreamedCampaign:
     """A campaign of run files read in two passes: pass 1 here (:func:`count_files`), pass 2 when scored.
 
     Args:
@@ -590,6 +613,7 @@ def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | N
         duplicates: ``"error"`` or ``"first"``.
         split_by_tag: True: one run per tag of each file.
         scores: ``"float32"`` (None) or ``"float64"``.
+        rows: Rows of a block of either pass (None: :data:`_BLOCK_ROWS`; :func:`block_rows` of a budget).
 
     Raises:
         InputError: unreadable runs, or two runs of one name.
@@ -597,7 +621,7 @@ def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | N
     """
     files = run_files(runs)
     precision: ScorePrecision = scores or "float32"
-    blocks = file_blocks(files, split_by_tag)
+    blocks = file_blocks(files, split_by_tag, rows)
     counts = count_files(files, count_depths(measures), duplicates=duplicates, split_by_tag=split_by_tag,
                          scores=precision, blocks=blocks)
     kept = retention if retention is not None or keep_depth is None else Retention(depth=keep_depth)

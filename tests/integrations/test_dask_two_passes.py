@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow  # a Dask local cluster
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of one or two files: several tasks, their counts merged in a tree."""
     monkeypatch.setattr(stream_module, "_BLOCK_ROWS", 150)
+    monkeypatch.setattr(stream_module, "_MAX_BLOCK_ROWS", 300)
 
 
 @pytest.mark.usefixtures("small_blocks")
@@ -46,6 +47,36 @@ def test_default_scheduler_and_split_by_tag() -> None:
     measures = ["P@10", "AP", "P_rare@100", "AP_rare", "nDCG_rare@20"]
     expected = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True)
     got = evaluate_two_passes_with_dask(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True)
+    _same(expected, got)
+
+
+def test_blocks_follow_the_workers_memory_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ir_rarity.integrations import dask_stream
+
+    monkeypatch.setattr(stream_module, "_BLOCK_ROWS", 150)
+    monkeypatch.setattr(stream_module, "_MAX_BLOCK_ROWS", 10**6)
+    files, qrels = _campaign(tmp_path / "c", n_runs=8)
+    measures = ["P@10", "AP", "AP_rare", "P_rare@20"]
+    expected = ir_rarity.evaluate(files, qrels, measures)
+    seen: list[int | None] = []
+    real = stream_module.file_blocks
+
+    def spy(files: list[Path], split_by_tag: bool | None, rows: int | None) -> list[tuple[int, int]]:
+        seen.append(rows)
+        return real(files, split_by_tag, rows)
+
+    monkeypatch.setattr(dask_stream, "file_blocks", spy)
+    assert dask_stream._worker_memory() is None  # no client: the smallest blocks
+    import dask
+
+    # a limit this small only sizes the blocks: the workers' memory manager (spill, pause) stays off
+    off = {f"distributed.worker.memory.{k}": False for k in ("target", "spill", "pause", "terminate")}
+    with dask.config.set(off), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, memory_limit=400 * 800
+    ) as cluster, distributed.Client(cluster):
+        assert dask_stream._worker_memory() == 400 * 800
+        got = evaluate_two_passes_with_dask(files, qrels, measures)
+    assert seen == [400]  # a quarter of 320,000 bytes at 200 bytes a row
     _same(expected, got)
 
 

@@ -69,8 +69,9 @@ def _campaign(folder: Path, n_runs: int = 9, seed: int = 3, gz: bool = False) ->
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of one or two files, so every count is merged across blocks."""
+    """Blocks of one or two files, so every count is merged across blocks (a budget's blocks too)."""
     monkeypatch.setattr(stream_module, "_BLOCK_ROWS", 150)
+    monkeypatch.setattr(stream_module, "_MAX_BLOCK_ROWS", 300)
 
 
 def _same(a: ir_rarity.Evaluation, b: ir_rarity.Evaluation) -> None:
@@ -195,6 +196,36 @@ def test_a_memory_budget_chooses_two_passes(tmp_path: Path) -> None:
                           StreamedCampaign)
 
 
+@pytest.mark.parametrize(("budget", "rows"), [(None, 262144), ("100M", 262144), ("1G", 2**30 // 800),
+                                             (4 * 10**8, 500000), ("8G", 2**21)])
+def test_block_rows_of_a_budget(budget: str | int | None, rows: int) -> None:
+    """A quarter of the budget at 200 bytes a row, hand-worked: at least 2**18 rows, at most 2**21."""
+    assert stream_module.block_rows(budget) == rows
+
+
+def test_a_budget_gives_larger_blocks_and_the_same_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream_module, "_BLOCK_ROWS", 150)
+    monkeypatch.setattr(stream_module, "_MAX_BLOCK_ROWS", 10**6)
+    files, qrels = _campaign(tmp_path / "c", n_runs=9)
+    measures = ["P@10", "AP", "AP_rare", "P_rare@20", "nDCG_rare@15"]
+    expected = ir_rarity.evaluate(files, qrels, measures)
+    small = ir_rarity.evaluate(files, qrels, measures, stream=True)
+    budget = 600 * 800  # blocks of about 600 estimated rows
+    large = ir_rarity.evaluate(files, qrels, measures, stream=True, memory_limit=budget)
+    assert isinstance(large.campaign, StreamedCampaign) and isinstance(small.campaign, StreamedCampaign)
+    sizes = estimate_rows(files)
+    blocks = large.campaign.member_blocks(0)
+    assert 1 < len(blocks) < len(small.campaign.member_blocks(0))
+    # each block holds whole files of at most 600 estimated rows, unless one file alone; blocks cover every run
+    first = np.cumsum([0] + [1] * len(files))  # one run a file
+    for b in blocks:
+        held = sum(sizes[int(np.searchsorted(first, b.start)):int(np.searchsorted(first, b.stop))])
+        assert held <= 600 or b.stop - b.start == 1
+    assert [b.start for b in blocks][1:] == [b.stop for b in blocks][:-1] and blocks[-1].stop == len(files)
+    _same(expected, large)
+    _same(small, large)
+
+
 @pytest.mark.parametrize(("text", "size"), [("4G", 4 * 2**30), ("512M", 512 * 2**20), ("1.5GB", 3 * 2**29),
                                             ("100", 100), (2048, 2048), ("2k", 2048), ("3 GiB", 3 * 2**30)])
 def test_parse_memory(text: str | int, size: int) -> None:
@@ -220,7 +251,7 @@ def test_command_line_stream_and_memory(tmp_path: Path, small_blocks: None) -> N
     from ir_rarity.cli.commands import main
 
     files, qrels = _campaign(tmp_path / "c", n_runs=4)
-    outs = []
+    outs: list[str] = []
     for extra in ([], ["--stream"], ["--memory", "1K"]):
         out = tmp_path / f"out{len(outs)}.tsv"
         assert main(["eval", str(qrels), *map(str, files), "-m", "P@10", "AP_rare", "P_rare@20", "-p", "-1",

@@ -39,3 +39,16 @@ def round1_html(round1_report: ir_rarity.report.Report, tmp_path_factory: pytest
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     yield from chromium("test the report in a browser", console=True)
+
+
+@pytest.fixture(scope="module")
+def opened(browser: Any, round1_html: Path) -> Any:
+    """The round-1 report open in the browser, once every chart has drawn."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(round1_html.resolve().as_uri())
+    expected = round1_html.read_text(encoding="utf-8").count("Plotly.newPlot(")
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && "
+        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= arguments[0]", expected))
+    return browser

@@ -9,7 +9,6 @@ which installs them), where it fails.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,18 +17,6 @@ import ir_rarity
 from ir_rarity.report.sections import SECTIONS
 
 pytestmark = pytest.mark.slow  # a browser (Chromium)
-
-
-@pytest.fixture(scope="module")
-def opened(browser: Any, round1_html: Path) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    browser.get(round1_html.resolve().as_uri())
-    expected = round1_html.read_text(encoding="utf-8").count("Plotly.newPlot(")
-    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
-        "return document.readyState === 'complete' && "
-        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= arguments[0]", expected))
-    return browser
 
 
 def _leaderboard_runs(driver: Any) -> list[str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -20,18 +19,6 @@ from ir_rarity import covid_round1
 pytestmark = pytest.mark.slow  # a browser (Chromium)
 
 PAIR = re.compile(r"(\S+?)@(\d+) against (\S+?)@(\d+) \(both at cutoff (\d+)\)")
-
-
-@pytest.fixture(scope="module")
-def opened(browser: Any, round1_html: Path) -> Any:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    browser.get(round1_html.resolve().as_uri())
-    expected = round1_html.read_text(encoding="utf-8").count("Plotly.newPlot(")
-    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
-        "return document.readyState === 'complete' && "
-        "document.querySelectorAll('.js-plotly-plot .main-svg').length >= arguments[0]", expected))
-    return browser
 
 
 def test_every_rarity_view_pairs_measures_at_one_cutoff(opened: Any, round1_report: ir_rarity.report.Report

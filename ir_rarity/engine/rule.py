@@ -17,6 +17,7 @@ meta-evaluation and pooling analyses.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -246,16 +247,42 @@ def _with_ir_measures(measures: list[Any], qrels: pd.DataFrame, encoded: Encoded
     """
     rewritten = [m for m in measures if scores == "float64" and ir_measures.pytrec_eval.supports(m)]
     rest = [m for m in measures if m not in rewritten]
-    evaluators = [(ir_measures.evaluator(ms, qrels), rank_scores) for ms, rank_scores in ((rewritten, True),
-                                                                                           (rest, False)) if ms]
+    evaluators = [(ir_measures.evaluator(ms, qrels), rank_scores, ms) for ms, rank_scores in ((rewritten, True),
+                                                                                               (rest, False)) if ms]
+    scripted = [m for m in measures if _by_gdeval(m)]
+    if scripted and any(not str(q).isdigit() for q in encoded.query_ids):  # refused before the script prints
+        raise ParameterError(_provider_failed(scripted, encoded.query_ids, None))
     column = {q: i for i, q in enumerate(encoded.query_ids)}
     out = {m: np.full((n_runs, len(column)), np.nan) for m in measures}
     for r, (_, frame) in enumerate(bar(frames, desc="ir_measures", total=n_runs, unit="run", enabled=progress)):
-        for evaluator, rank_scores in evaluators:
-            for metric in evaluator.iter_calc(ranked_as_scores(frame) if rank_scores else frame):
-                if metric.query_id in column:
-                    out[metric.measure][r, column[metric.query_id]] = metric.value
+        for evaluator, rank_scores, ms in evaluators:
+            try:
+                for metric in evaluator.iter_calc(ranked_as_scores(frame) if rank_scores else frame):
+                    if metric.query_id in column:
+                        out[metric.measure][r, column[metric.query_id]] = metric.value
+            except subprocess.CalledProcessError as error:  # a provider that runs a script (gdeval.pl for ERR)
+                raise ParameterError(_provider_failed(ms, encoded.query_ids, error)) from None
     for m in measures:  # a query the run lacks scores the measure's default, as in ir_measures' calc_aggregate
         default = getattr(m, "DEFAULT", 0.0)
         out[m] = np.where(np.isnan(out[m]), default, out[m]) if not np.isnan(default) else out[m]
     return out
+
+
+def _by_gdeval(measure: Any) -> bool:
+    """Whether ir_measures computes ``measure`` with trec's ``gdeval.pl`` (``ERR@k``): no other provider has it."""
+    gdeval = getattr(ir_measures, "gdeval", None)
+    return bool(gdeval is not None and gdeval.supports(measure) and not ir_measures.pytrec_eval.supports(measure))
+
+
+def _provider_failed(measures: Sequence[Any], query_ids: Iterable[Any],
+                     error: subprocess.CalledProcessError | None) -> str:
+    """One line for measures whose provider script cannot score these queries, or failed.
+
+    trec's ``gdeval.pl`` (ir_measures' provider of ``ERR@k``) reads numeric query ids only and stops at another.
+    """
+    named = ", ".join(str(m) for m in measures)
+    text = [str(q) for q in query_ids if not str(q).isdigit()]
+    if error is None or text:
+        return (f"{named}: ir_measures computes it with trec's gdeval.pl, which reads numeric query ids only, and "
+                f"query {text[0]!r} is not one (leave {named} out, or number the queries)")
+    return f"{named}: ir_measures' provider script exited with status {error.returncode}"

@@ -199,12 +199,13 @@ class _Vocabulary:
                 raise InputError(_COLLISION)
         fresh = np.flatnonzero(~known)
         if add and len(fresh):
-            if len(np.unique(hashes[fresh])) < len(fresh):
+            order = np.argsort(hashes[fresh])
+            ordered = hashes[fresh][order]
+            if (ordered[1:] == ordered[:-1]).any():  # two new strings of one hash (sorted once, not again by unique)
                 raise InputError(_COLLISION)
             codes[fresh] = self.size + np.arange(len(fresh))
-            order = np.argsort(hashes[fresh])
-            where = np.searchsorted(self.hashes, hashes[fresh][order])
-            self.hashes = np.insert(self.hashes, where, hashes[fresh][order])
+            where = np.searchsorted(self.hashes, ordered)
+            self.hashes = np.insert(self.hashes, where, ordered)
             self.codes = np.insert(self.codes, where, codes[fresh][order])
             self.chunks.append(values.take(pa.array(fresh)))
             self.size += len(fresh)

@@ -289,3 +289,24 @@ def test_composition_asks_for_the_runs_in_memory(tmp_path: Path, capsys: pytest.
     assert capsys.readouterr().err.strip().splitlines() == [
         "ir-rarity: error: --composition needs the campaign's runs held in memory (a pool of run files or a saved "
         ".npz), not read in two passes: drop --stream, or raise --memory"]
+
+
+def test_strings_of_one_hash_are_an_error_never_a_wrong_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pass 1 codes strings by their 64-bit hashes: two strings of one hash must stop it, never merge two counts.
+
+    The hash is replaced by one that sends every string to a chosen value, so collisions happen on purpose: two new
+    strings of one hash in a block, and a new string with the hash of one seen in an earlier block.
+    """
+    def first_letter(strings: pd.Index) -> np.ndarray:
+        return np.array([ord(str(s)[0]) for s in strings], dtype=np.uint64)
+
+    monkeypatch.setattr(stream_module, "string_hashes", first_letter)
+    vocabulary = stream_module._Vocabulary()
+    assert vocabulary.coded(pd.Index(["b1", "a1", "c1"])).tolist() == [0, 1, 2]  # first seen, first coded
+    assert vocabulary.coded(pd.Index(["c1", "d1", "a1"])).tolist() == [2, 3, 1]  # known ones keep their codes
+    assert vocabulary.coded(pd.Index(["e1", "b1"]), add=False).tolist() == [-1, 0]
+    assert vocabulary.strings().tolist() == ["b1", "a1", "c1", "d1"]
+    with pytest.raises(InputError, match="hash"):
+        stream_module._Vocabulary().coded(pd.Index(["x1", "y1", "x2"]))  # two new strings of one hash
+    with pytest.raises(InputError, match="hash"):
+        vocabulary.coded(pd.Index(["a2"]))  # the hash of a1, seen before

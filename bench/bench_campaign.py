@@ -50,6 +50,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from timing import best  # bench/timing.py: the bench scripts' one timing rule
+
 HERE = Path(__file__).resolve().parent
 ROUND1 = HERE.parent.parent / "shared" / "data" / "trec-covid-round1"
 R5_MEASURES = ["P@10", "P@100", "R@1000", "AP", "nDCG@10", "RR", "Judged@10", "P_rare@100", "AP_rare@100",
@@ -71,15 +73,6 @@ for _ in range(3):
     times.append(time.perf_counter() - start)
 print(times[0], min(times[1:]))
 """
-
-
-def best(fn: Any, repeat: int) -> tuple[float, Any]:
-    out, fastest = None, float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        fastest = min(fastest, time.perf_counter() - start)
-    return fastest, out
 
 
 def peak_rss_mb(args: list[str]) -> float:

@@ -17,13 +17,11 @@ whole     ``complementarity`` with the default measures and ``--samples`` orders
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from timing import best  # bench/timing.py: the bench scripts' one timing rule
 
 from ir_rarity import Pool, covid_round1
 from ir_rarity.complementarity import (
@@ -34,15 +32,6 @@ from ir_rarity.complementarity import (
     ranked_campaign,
     run_similarity,
 )
-
-
-def best(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), value
 
 
 def naive_rrf(pool_runs: pd.DataFrame, teams: list[str], coalition: np.ndarray) -> pd.DataFrame:

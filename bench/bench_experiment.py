@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from timing import best  # bench/timing.py: the bench scripts' one timing rule
 
 MEASURES = ["P@10", "P@100", "AP", "nDCG@10", "RR", "R@1000", "P_rare(alpha=0.5)@100", "AP_rare", "nDCG_rare@10",
             "ASL"]
@@ -64,16 +63,6 @@ def campaign(systems: int, queries: int, depth: int, judged: int, seed: int
 def _softmax(log_weights: np.ndarray) -> np.ndarray:
     weights = np.exp(log_weights - log_weights.max())
     return weights / weights.sum()
-
-
-def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Best wall time of ``repeat`` calls, and the last call's value."""
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), value
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool import (
     Origin,
     block_rows,
+    pass_two_rows,
     path_specs,
     read_runs,
     read_teams,
@@ -139,7 +140,7 @@ def evaluate(
         # runs read from files keep only the rows the measures read (their judged rows with their ranks...)
         retention = required_rows(measure_list, judgments) if path_specs(runs) is not None and not whole else None
         if not whole and _two_passes(runs, measure_list, team_map, stream, memory_limit):
-            streamed = stream_campaign(runs, measure_list, retention, keep_depth=keep, duplicates=duplicates,
+            streamed = stream_campaign(runs, measure_list, pass_two_rows(measure_list, judgments), keep_depth=keep, duplicates=duplicates,
                                        split_by_tag=split_by_tag, scores=scores, rows=block_rows(memory_limit))
             streamed_evaluation = evaluate_campaign(streamed, judgments, labels, progress=progress)
             streamed_evaluation.whole_runs = False  # read for these measures only

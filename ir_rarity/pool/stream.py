@@ -41,12 +41,14 @@ from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.pages import release_freed_memory
 from ir_rarity.engine.qrels import EncodedQrels, encode_qrels
 from ir_rarity.engine.rows import Rows
-from ir_rarity.engine.runs import Duplicates, RankedRuns, string_hashes
+from ir_rarity.engine.runs import Duplicates, RankedRuns
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.pool.build.retention import Retention, required_depth, required_rows
 from ir_rarity.pool.build.sources import origin_of, path_specs, run_files, run_name_from_path
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.spill import Spill, kept_rows
+from ir_rarity.pool.vocabulary import Vocabulary
 
 __all__ = ["BYTES_PER_ROW", "Counts", "StreamedCampaign", "block_rows", "count_depths", "count_files", "estimate_rows",
            "file_blocks", "parse_memory", "pass_two_rows", "should_stream", "stream_campaign", "streamable"]
@@ -152,78 +154,10 @@ def should_stream(runs: Any, memory_limit: int | str | None) -> bool:
     return sum(estimate_rows(run_files(runs))) * BYTES_PER_ROW > budget
 
 
-_COLLISION = ("two docnos or query ids of the campaign have one 64-bit hash (SipHash-2-4): score it in memory "
-              "(stream=False)")
-
-
-class _Vocabulary:
-    """Strings coded in the order they first appear, found by their 64-bit hashes (pass 1).
-
-    A block's distinct strings are hashed (:func:`~ir_rarity.engine.runs.string_hashes`, in C) and looked up in the
-    sorted hashes of the strings seen so far: integer searches, never a string comparison per step. A hash found
-    is checked against the string it stands for (Arrow's comparison), so two strings of one hash are an error,
-    never a wrong count.
-    """
-
-    def __init__(self) -> None:
-        self.hashes = np.zeros(0, dtype=np.uint64)  # sorted
-        self.codes = np.zeros(0, dtype=np.int64)  # the code of each hash
-        self.chunks: list[Any] = []  # the strings, in code order (pyarrow arrays)
-        self.size = 0
-
-    def coded(self, strings: pd.Index, add: bool = True) -> np.ndarray:
-        """The code of each of a block's distinct strings: new strings get the next codes (-1 without ``add``).
-
-        Raises:
-            InputError: two strings of one hash.
-
-        """
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        if not len(strings):
-            return np.zeros(0, dtype=np.int64)
-        hashes = string_hashes(strings)
-        values = pa.array(strings.array if isinstance(strings.dtype, pd.StringDtype) else  # Arrow's own: no copy
-                          np.asarray(strings, dtype=object)).cast(pa.large_string())
-        at = np.minimum(_search(self.hashes, hashes), max(len(self.hashes) - 1, 0))
-        known = (self.hashes[at] == hashes) if len(self.hashes) else np.zeros(len(hashes), dtype=bool)
-        codes = np.full(len(hashes), -1, dtype=np.int64)
-        codes[known] = self.codes[at[known]]
-        if known.any():
-            if len(self.chunks) > 32:  # a few chunks are taken from as they are; many are joined now and then
-                self.chunks = [pa.concat_arrays(self.chunks)]
-            same = pc.equal(pa.chunked_array(self.chunks, type=pa.large_string()).take(pa.array(codes[known])),
-                            values.filter(pa.array(known)))
-            if not pc.all(same).as_py():
-                raise InputError(_COLLISION)
-        fresh = np.flatnonzero(~known)
-        if add and len(fresh):
-            order = np.argsort(hashes[fresh])
-            ordered = hashes[fresh][order]
-            if (ordered[1:] == ordered[:-1]).any():  # two new strings of one hash (sorted once, not again by unique)
-                raise InputError(_COLLISION)
-            codes[fresh] = self.size + np.arange(len(fresh))
-            where = np.searchsorted(self.hashes, ordered)
-            self.hashes = np.insert(self.hashes, where, ordered)
-            self.codes = np.insert(self.codes, where, codes[fresh][order])
-            self.chunks.append(values.take(pa.array(fresh)))
-            self.size += len(fresh)
-        return codes
-
-    def strings(self) -> pd.Index:
-        """Every string, in code order."""
-        import pyarrow as pa
-
-        if not self.chunks:
-            return pd.Index([], dtype="str")
-        return pd.Index(pa.concat_arrays(self.chunks).to_pandas(types_mapper=pd.ArrowDtype).astype("str"))
-
-
 class Counts:
     """S_d at several depths of consecutive run files, counted block by block (pass 1), and their runs' names.
 
-    Strings get codes in the order they first appear (:class:`_Vocabulary`), so a code never changes and the counts
+    Strings get codes in the order they first appear (:class:`~ir_rarity.pool.vocabulary.Vocabulary`), so a code never changes and the counts
     are merged into one sorted key array per depth as blocks come. The counts of later files are added with
     :meth:`merge` (what Dask's tasks reduce). :meth:`finish` sorts the vocabularies once and the keys with them.
 
@@ -235,8 +169,8 @@ class Counts:
 
     def __init__(self, depths: Sequence[int | None]) -> None:
         self.depths = list(depths)
-        self.queries = _Vocabulary()
-        self.docs = _Vocabulary()
+        self.queries = Vocabulary()
+        self.docs = Vocabulary()
         self.tables: dict[int | None, tuple[np.ndarray, np.ndarray]] = {
             d: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for d in self.depths}
         self.file_runs: list[list[str]] = []
@@ -304,17 +238,6 @@ class Counts:
         return queries, docs, query_rank, doc_rank
 
 
-def _search(table: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(table, values)``, the values searched in sorted order.
-
-    Each search then starts where the last ended: a few cache lines, not a walk down a table of megabytes per value.
-    """
-    order = np.argsort(values)
-    at = np.empty(len(values), dtype=np.int64)
-    at[order] = np.searchsorted(table, values[order])
-    return at
-
-
 def _ranked(rank: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Sorted positions of first-seen codes (-1 stays -1)."""
     return np.where(codes >= 0, rank[np.maximum(codes, 0)] if len(rank) else -1, -1)
@@ -370,7 +293,8 @@ class StreamedCampaign:
     """
 
     def __init__(self, files: list[Path], counts: Counts, retention: Retention | None, *, duplicates: Duplicates,
-                 split_by_tag: bool | None, scores: ScorePrecision, blocks: Sequence[tuple[int, int]]) -> None:
+                 split_by_tag: bool | None, scores: ScorePrecision, blocks: Sequence[tuple[int, int]],
+                 spill: Spill | None = None) -> None:
         file_runs = counts.file_runs
         if len(file_runs) != len(files):
             raise ValueError("counts of other files")
@@ -385,6 +309,8 @@ class StreamedCampaign:
         self._index = {n: i for i, n in enumerate(self._names)}
         self._qrels: dict[int, tuple[EncodedQrels, pd.DataFrame]] = {}
         self._last: tuple[slice, _BlockPool] | None = None
+        self._spill = spill  # block i of ``blocks`` (its first file) as pass 1 wrote it, when it did
+        self._spilled = {str(files[a]): i for i, (a, _) in enumerate(blocks)} if spill is not None else {}
         self.origin = origin_of(files, "runs")  # what a measure's own pool= is checked against, as a pool's
 
     @property
@@ -452,7 +378,7 @@ class StreamedCampaign:
     def global_keys(self, queries: pd.Index, docs: pd.Index, keys: np.ndarray) -> np.ndarray:
         """Pair keys of a block's vocabularies in the campaign's (-1 for a pair of a string not counted).
 
-        Strings are found by their hashes (:class:`_Vocabulary`), so a block costs its own strings, never a table of
+        Strings are found by their hashes (:class:`~ir_rarity.pool.vocabulary.Vocabulary`), so a block costs its own strings, never a table of
         the campaign's built again.
         """
         query_codes = _ranked(self._query_rank, self._counted.queries.coded(queries, add=False))
@@ -484,9 +410,14 @@ class StreamedCampaign:
             raise ValueError("a block of a streamed campaign is whole files")
         self._last = None  # the previous block is dropped before the next is read, its freed pages handed back
         release_freed_memory()
-        block = cast("_BlockPool", _BlockPool.from_runs(self._files[first:stop], duplicates=self._duplicates,
-                                                        split_by_tag=self._split_by_tag, progress=False,
-                                                        scores=self._scores, retention=self._retention))
+        spilled = self._spilled.get(str(self._files[first]))
+        encoded = None if self._spill is None or spilled is None else self._spill.read(spilled)
+        if encoded is not None and len(encoded.names) == int(self._first_run[stop] - self._first_run[first]):
+            block = _BlockPool(encoded, origin=origin_of(self._files[first:stop], "runs"))
+        else:  # not written in pass 1 (a full disk): the files are read again
+            block = cast("_BlockPool", _BlockPool.from_runs(self._files[first:stop], duplicates=self._duplicates,
+                                                            split_by_tag=self._split_by_tag, progress=False,
+                                                            scores=self._scores, retention=self._retention))
         block.campaign = self
         self._last = (runs, block)
         return block
@@ -569,32 +500,54 @@ def file_blocks(files: Sequence[Path], split_by_tag: bool | None = None, rows: i
 
 def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicates: Duplicates = "error",
                 split_by_tag: bool | None = None, scores: ScorePrecision = "float32",
-                blocks: Sequence[tuple[int, int]] | None = None) -> Counts:
+                blocks: Sequence[tuple[int, int]] | None = None, keep: Retention | None = None,
+                spill: Spill | None = None) -> Counts:
     """Pass 1 over run files: S_d at ``depths`` and the runs' names, a block of files at a time.
 
     Each block is read by :meth:`Pool.from_runs <ir_rarity.Pool.from_runs>` cut at the deepest of the depths
-    (whole runs if one is None; the first row of each ranking when there is none) and its counts added.
+    (whole runs if one is None; the first row of each ranking when there is none) and its counts added. With a
+    ``spill``, the block is read keeping also the rows pass 2 reads (``keep``), and those are written to the spill
+    (:func:`~ir_rarity.pool.spill.kept_rows`), so pass 2 does not parse the files again.
 
     Raises:
         InputError: unreadable runs, or two runs of one name.
 
     """
     cut = None if None in depths else max([d for d in depths if d is not None], default=1)
+    read = _pass_one_rows(cut, keep) if spill is not None else None
     counts = Counts(depths)
-    for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
+    for i, (a, b) in enumerate(file_blocks(files, split_by_tag) if blocks is None else blocks):
         block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag, progress=False,
-                               scores=scores, keep_depth=cut)
+                               scores=scores, keep_depth=None if read is not None else cut, retention=read)
         counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
         if depths:
             counts.add(block)
+        if spill is not None and keep is not None:
+            spill.write(i, kept_rows(block.encoded, keep))
         del block
         release_freed_memory()  # the block's freed pages handed back: what stays is the counts
     return counts
 
 
+def _pass_one_rows(cut: int | None, keep: Retention | None) -> Retention | None:
+    """What pass 1 keeps of each run to count S_d down to ``cut`` and to spill the rows ``keep`` keeps.
+
+    None: whole runs (S_d over whole rankings, or pass 2 reads whole runs).
+    """
+    if cut is None or keep is None:
+        return None
+    depth = max(cut, keep.depth, *keep.ties)  # rows within the largest tie cutoff: their positions are ranks
+    return Retention(depth=depth, judged_depth=keep.judged_depth if keep.judged_depth > depth else 0.0,
+                     ties=keep.ties, returned=True, qrels=keep.qrels)
+
+
 def pass_two_rows(measures: Sequence[Any], judgments: Judgments) -> Retention | None:
-    """What pass 2 keeps of each run: what the in-memory campaign of run files keeps (None: whole runs)."""
-    retention = required_rows(measures, judgments)
+    """What pass 2 keeps of each run (None: whole runs).
+
+    What the in-memory campaign of run files keeps, less the rows kept only to count S_d (pass 1 counted it): the
+    rarity-weighted measures read their judged rows alone.
+    """
+    retention = required_rows(measures, judgments, s_d_given=True)
     depth = required_depth(measures)
     return retention if retention is not None or depth is None else Retention(depth=depth)
 
@@ -623,8 +576,9 @@ def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | N
     files = run_files(runs)
     precision: ScorePrecision = scores or "float32"
     blocks = file_blocks(files, split_by_tag, rows)
-    counts = count_files(files, count_depths(measures), duplicates=duplicates, split_by_tag=split_by_tag,
-                         scores=precision, blocks=blocks)
     kept = retention if retention is not None or keep_depth is None else Retention(depth=keep_depth)
+    spill = Spill() if kept is not None else None  # pass 2 reads what pass 1 wrote, not the files again
+    counts = count_files(files, count_depths(measures), duplicates=duplicates, split_by_tag=split_by_tag,
+                         scores=precision, blocks=blocks, keep=kept, spill=spill)
     return StreamedCampaign(files, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag,
-                            scores=precision, blocks=blocks)
+                            scores=precision, blocks=blocks, spill=spill)

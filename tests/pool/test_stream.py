@@ -22,8 +22,13 @@ from ir_rarity import covid_round1
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.measures.asl import RankingLengthWarning
 from ir_rarity.measures.parse import parse_measure
+from ir_rarity.engine.judgments import Judgments
+from ir_rarity.pool import spill as spill_module
 from ir_rarity.pool import stream as stream_module
-from ir_rarity.pool.stream import StreamedCampaign, estimate_rows, parse_memory, stream_campaign
+from ir_rarity.pool import vocabulary as vocabulary_module
+from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.spill import kept_rows
+from ir_rarity.pool.stream import StreamedCampaign, estimate_rows, parse_memory, pass_two_rows, stream_campaign
 
 FAMILIES = ["P@10", "AP", "RR", "nDCG@10", "R@50", "Rprec", "Bpref", "NumRet", "P_rare@20", "AP_rare",
             "AP_rare@10", "nDCG_rare@15", "R_rare(alpha=0.5)@30", "P_rare(alpha=2,depth=25)@5", "ASL",
@@ -300,13 +305,81 @@ def test_strings_of_one_hash_are_an_error_never_a_wrong_count(monkeypatch: pytes
     def first_letter(strings: pd.Index) -> np.ndarray:
         return np.array([ord(str(s)[0]) for s in strings], dtype=np.uint64)
 
-    monkeypatch.setattr(stream_module, "string_hashes", first_letter)
-    vocabulary = stream_module._Vocabulary()
+    monkeypatch.setattr(vocabulary_module, "string_hashes", first_letter)
+    vocabulary = vocabulary_module.Vocabulary(exact=False)
     assert vocabulary.coded(pd.Index(["b1", "a1", "c1"])).tolist() == [0, 1, 2]  # first seen, first coded
     assert vocabulary.coded(pd.Index(["c1", "d1", "a1"])).tolist() == [2, 3, 1]  # known ones keep their codes
     assert vocabulary.coded(pd.Index(["e1", "b1"]), add=False).tolist() == [-1, 0]
     assert vocabulary.strings().tolist() == ["b1", "a1", "c1", "d1"]
     with pytest.raises(InputError, match="hash"):
-        stream_module._Vocabulary().coded(pd.Index(["x1", "y1", "x2"]))  # two new strings of one hash
+        vocabulary_module.Vocabulary(exact=False).coded(pd.Index(["x1", "y1", "x2"]))  # two new strings of one hash
     with pytest.raises(InputError, match="hash"):
         vocabulary.coded(pd.Index(["a2"]))  # the hash of a1, seen before
+
+
+def test_exact_keys_code_strings_and_give_way_to_hashes() -> None:
+    """Short strings past a shared prefix are coded by their own bytes; a longer one moves the vocabulary to hashes."""
+    vocabulary = vocabulary_module.Vocabulary()
+    assert vocabulary.coded(pd.Index(["doc000638", "doc000001", "doc100000"])).tolist() == [0, 1, 2]
+    assert vocabulary.exact
+    assert vocabulary.coded(pd.Index(["doc000001", "dzz", "d", "doc999999"])).tolist() == [1, 3, 4, 5]
+    assert vocabulary.exact  # "d" and "dzz" share the prefix "d" and are distinct keys
+    assert vocabulary.coded(pd.Index(["doc000638", "other-long-docno-x"])).tolist() == [0, 6]
+    assert not vocabulary.exact  # a string of another prefix: hashes from now on, codes kept
+    assert vocabulary.coded(pd.Index(["d", "doc100000", "nope"]), add=False).tolist() == [4, 2, -1]
+    assert vocabulary.strings().tolist() == ["doc000638", "doc000001", "doc100000", "dzz", "d", "doc999999",
+                                             "other-long-docno-x"]
+
+
+def test_kept_rows_equal_the_runs_read_for_pass_two(tmp_path: Path) -> None:
+    """Pass 2's rows taken out of whole runs (what pass 1 spills) equal the runs read with pass 2's retention."""
+    files, qrels = _campaign(tmp_path / "c", n_runs=5)
+    judgments = Judgments(str(qrels))
+    for measures in (FAMILIES, ["P@10", "AP", "P_rare@20"], ["Judged@10", "P_rare@5", "NumRet"]):
+        keep = pass_two_rows([parse_measure(m) for m in measures], judgments)
+        assert keep is not None
+        read = Pool.from_runs(files, retention=keep, progress=False).encoded
+        taken = kept_rows(Pool.from_runs(files, progress=False).encoded, keep)
+        assert taken.names == read.names and taken.kept_depth == read.kept_depth
+        assert taken.queries.tolist() == read.queries.tolist() and taken.docs.tolist() == read.docs.tolist()
+        for field in ("run", "query", "doc", "score", "rank", "returned", "system"):
+            assert np.array_equal(getattr(taken, field), getattr(read, field)), field
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_block_the_spill_could_not_keep_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files, qrels = _campaign(tmp_path / "c")
+    expected = ir_rarity.evaluate(files, qrels, FAMILIES)
+    written = spill_module.Spill.write
+    refused = []
+
+    def full_disk(self: spill_module.Spill, block: int, encoded: object) -> bool:
+        if block % 2 == 0:  # every other block: the disk refuses it
+            def refuse(*args: object, **kwargs: object) -> None:
+                raise OSError(28, "No space left on device")
+            with monkeypatch.context() as patch:
+                patch.setattr(np, "savez", refuse)
+                kept = written(self, block, encoded)  # type: ignore[arg-type]
+            refused.append((block, kept))
+            return kept
+        return written(self, block, encoded)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(spill_module.Spill, "write", full_disk)
+    got = ir_rarity.evaluate(files, qrels, FAMILIES, stream=True)
+    assert len(refused) > 1 and not any(kept for _, kept in refused)
+    _same(expected, got)
+
+
+def test_the_spill_is_removed_with_the_campaign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files, qrels = _campaign(tmp_path / "c", n_runs=3)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR is read again
+    got = ir_rarity.evaluate(files, qrels, ["AP", "P_rare@10"], stream=True)
+    assert len(list((tmp_path / "tmp").iterdir())) == 1  # pass 2's rows, written by pass 1
+    del got
+    import gc
+    gc.collect()
+    assert list((tmp_path / "tmp").iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == sorted(["qrels.txt", *(f.name for f in files)])

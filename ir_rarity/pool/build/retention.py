@@ -156,7 +156,8 @@ def required_depth(measures: Sequence[ir_measures.Measure]) -> int | None:
     return deepest or None
 
 
-def required_rows(measures: Sequence[ir_measures.Measure], judgments: Judgments) -> Retention | None:
+def required_rows(measures: Sequence[ir_measures.Measure], judgments: Judgments, *, s_d_given: bool = False
+                  ) -> Retention | None:
     """What of each run ``measures`` read, for a campaign of runs read from files (None: whole runs).
 
     Every measure the engine computes reads a run's rows within the depth S_d is counted at, some of its judged
@@ -170,11 +171,13 @@ def required_rows(measures: Sequence[ir_measures.Measure], judgments: Judgments)
     * anything ir_measures computes (pytrec_eval...): whole runs.
 
     A finite judged depth is cut at (its rows are few): judged rows are looked up only when some measure reads
-    them at any rank.
+    them at any rank. With ``s_d_given`` the campaign's S_d comes from elsewhere (counted in the first pass of
+    :mod:`ir_rarity.pool.stream`): the rarity-weighted measures then read their judged rows only, not every row
+    within their S_d depth.
     """
     depth, judged, returned, ties = 1, 0.0, False, set[int]()
     for measure in measures:
-        reads = _reads(measure)
+        reads = _reads(measure, s_d_given)
         if reads is None:
             return None
         depth, judged = max(depth, reads.depth), max(judged, reads.judged_depth)
@@ -185,7 +188,7 @@ def required_rows(measures: Sequence[ir_measures.Measure], judgments: Judgments)
                      qrels=JudgedPairs(judgments.frame) if judged > depth else None)
 
 
-def _reads(measure: ir_measures.Measure) -> Retention | None:
+def _reads(measure: ir_measures.Measure, s_d_given: bool = False) -> Retention | None:
     """What of each run one measure reads (see :func:`required_rows`), or None for whole runs."""
     params = measure.params
     cutoff = params.get("cutoff")
@@ -193,6 +196,8 @@ def _reads(measure: ir_measures.Measure) -> Retention | None:
     reach = math.inf if cutoff is None or params.get("judged_only") else float(cutoff)
     name = getattr(measure, "NAME", None)
     if isinstance(measure, RarityWeightedMeasure):
+        if s_d_given:
+            return Retention(depth=1, judged_depth=reach)
         counted = s_d_depth(measure)
         return None if counted is None else Retention(depth=counted, judged_depth=reach)
     if isinstance(measure, RarityMeasure):

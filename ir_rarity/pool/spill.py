@@ -1,0 +1,134 @@
+"""The rows pass 2 of a streamed campaign scores, kept on disk from pass 1, so that no run file is parsed twice.
+
+Pass 1 of :mod:`ir_rarity.pool.stream` reads every row of a block of runs anyway (to count S_d). The rows the
+measures then read (:func:`~ir_rarity.pool.stream.pass_two_rows`: the judged rows with their ranks, the rows within a
+cutoff, each ranking's length) are a small part of them; :func:`kept_rows` takes them out of the block's encoded
+runs and a :class:`Spill` writes them to a temporary folder (an ``.npz`` of the arrays, without pickles, and an
+Arrow IPC file of the query ids and docnos). Pass 2 reads them back instead of
+decompressing and parsing the files again.
+
+The folder is made with :func:`tempfile.mkdtemp` (under ``TMPDIR``, or the system's temporary folder) and removed
+when the campaign is dropped or the process ends; no file of the user's is written. A block that cannot be written
+(a full disk) is read again from its run files, as without a spill.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ir_rarity.engine.codes import block_starts
+from ir_rarity.pool.build.encoded import EncodedRuns
+from ir_rarity.pool.build.retention import Retention
+
+__all__ = ["Spill", "kept_rows"]
+
+_ROWS = ("run", "query", "doc", "score", "rank")
+
+
+def kept_rows(encoded: EncodedRuns, keep: Retention) -> EncodedRuns:
+    """The rows of ``encoded`` that runs read with ``keep`` hold, with their whole-run ranks and lengths.
+
+    ``encoded`` holds whole runs, or runs read with a retention that keeps at least every row ``keep`` keeps and
+    every row within the largest ``keep.ties`` (then its row positions within a ranking are its ranks there); its
+    rankings are contiguous, in trec_eval order. The result equals what reading the runs with ``keep`` gives
+    (the docno vocabulary reduced to the docnos of the rows kept), so its values are the same to the last bit.
+    """
+    import pyarrow as pa
+
+    n_queries = len(encoded.queries)
+    cell = encoded.run.astype(np.int64) * n_queries + encoded.query
+    with np.errstate(over="ignore"):
+        single = encoded.score.astype(np.float32)
+    qrels = keep.qrels
+    judged = None
+    if qrels is not None:
+        query_ids = [str(q) for q in encoded.queries]
+        doc_ids = pa.array(encoded.docs.array)
+        judged = lambda: qrels.rows(query_ids, encoded.query, doc_ids, encoded.doc)  # noqa: E731
+    kept = np.flatnonzero(keep.keep(cell, encoded.rank, single, judged))
+    if encoded.returned is not None:
+        returned = encoded.returned
+    else:  # whole runs: a ranking's length is its rows
+        starts = np.flatnonzero(block_starts(cell))
+        returned = np.diff(np.append(starts, len(cell)))
+    used, doc = np.unique(encoded.doc[kept], return_inverse=True)
+    return EncodedRuns(names=encoded.names, queries=encoded.queries, docs=encoded.docs[used], run=encoded.run[kept],
+                       query=encoded.query[kept], doc=doc.reshape(-1).astype(encoded.doc.dtype),
+                       score=encoded.score[kept], rank=encoded.rank[kept], system=encoded.system,
+                       system_names=encoded.system_names, scores=encoded.scores, returned=returned,
+                       kept_depth=keep.depth)
+
+
+class Spill:
+    """Encoded runs of numbered blocks, written to a temporary folder and read back (numpy arrays, Arrow strings).
+
+    Args:
+        folder: Where the temporary folder is made (None: ``TMPDIR`` or the system's).
+
+    """
+
+    def __init__(self, folder: str | None = None) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="ir_rarity_pass2_", dir=folder))
+        self._remove = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
+        self._held: dict[int, tuple[Any, ...]] = {}
+        self._queries: dict[int, int] = {}
+        self.bytes = 0
+
+    def write(self, block: int, encoded: EncodedRuns) -> bool:
+        """Write one block's encoded runs; False (nothing kept) when the disk refuses them."""
+        import pyarrow as pa
+
+        arrays = {name: np.ascontiguousarray(getattr(encoded, name)) for name in _ROWS}
+        arrays["returned"] = np.asarray(encoded.returned)
+        vocabularies = pa.table({"string": pa.concat_arrays([pa.array(encoded.queries.array, type=pa.large_string()),
+                                                             pa.array(encoded.docs.array, type=pa.large_string())])})
+        try:
+            with open(self.folder / f"{block}.npz", "wb") as f:  # a file object: np.savez would add ".npz"
+                np.savez(f, **arrays)
+            path = self.folder / f"{block}.arrow"
+            with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, vocabularies.schema) as writer:
+                writer.write_table(vocabularies)
+            self.bytes += path.stat().st_size + (self.folder / f"{block}.npz").stat().st_size
+        except OSError:
+            self.drop(block)
+            return False
+        self._held[block] = (encoded.names, encoded.system, encoded.system_names, encoded.scores,
+                             encoded.kept_depth)
+        self._queries[block] = len(encoded.queries)
+        return True
+
+    def read(self, block: int) -> EncodedRuns | None:
+        """The encoded runs of a block written (None: it was not)."""
+        import pyarrow as pa
+
+        if block not in self._held:
+            return None
+        names, system, system_names, scores, kept_depth = self._held[block]
+
+        with np.load(self.folder / f"{block}.npz", allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+        with pa.OSFile(str(self.folder / f"{block}.arrow")) as source:
+            strings = pa.ipc.open_file(source).read_all().column("string")
+        vocabulary = pd.Index(strings.to_pandas(types_mapper=pd.ArrowDtype).astype("str"))
+        n_queries = self._queries[block]
+        return EncodedRuns(names=names, queries=vocabulary[:n_queries], docs=vocabulary[n_queries:], system=system,
+                           system_names=system_names, scores=scores, returned=arrays.pop("returned"),
+                           kept_depth=kept_depth, **arrays)
+
+    def drop(self, block: int) -> None:
+        """Remove one block's files (it is read again from its run files)."""
+        self._held.pop(block, None)
+        for suffix in (".npz", ".arrow"):
+            (self.folder / f"{block}{suffix}").unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Remove the folder and everything in it."""
+        self._held.clear()
+        self._remove()

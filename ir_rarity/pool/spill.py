@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -91,7 +91,7 @@ class Spill:
                                                              pa.array(encoded.docs.array, type=pa.large_string())])})
         try:
             with open(self.folder / f"{block}.npz", "wb") as f:  # a file object: np.savez would add ".npz"
-                np.savez(f, **arrays)
+                np.savez(f, **cast("dict[str, Any]", arrays))
             path = self.folder / f"{block}.arrow"
             with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, vocabularies.schema) as writer:
                 writer.write_table(vocabularies)

@@ -157,9 +157,10 @@ def should_stream(runs: Any, memory_limit: int | str | None) -> bool:
 class Counts:
     """S_d at several depths of consecutive run files, counted block by block (pass 1), and their runs' names.
 
-    Strings get codes in the order they first appear (:class:`~ir_rarity.pool.vocabulary.Vocabulary`), so a code never changes and the counts
-    are merged into one sorted key array per depth as blocks come. The counts of later files are added with
-    :meth:`merge` (what Dask's tasks reduce). :meth:`finish` sorts the vocabularies once and the keys with them.
+    Strings get codes in the order they first appear (:class:`~ir_rarity.pool.vocabulary.Vocabulary`), so a code
+    never changes and the counts are merged into one sorted key array per depth as blocks come. The counts of later
+    files are added with :meth:`merge` (what Dask's tasks reduce). :meth:`finish` sorts the vocabularies once and the
+    keys with them.
 
     Attributes:
         depths: The depths S_d is counted at (None: whole runs).
@@ -378,8 +379,8 @@ class StreamedCampaign:
     def global_keys(self, queries: pd.Index, docs: pd.Index, keys: np.ndarray) -> np.ndarray:
         """Pair keys of a block's vocabularies in the campaign's (-1 for a pair of a string not counted).
 
-        Strings are found by their hashes (:class:`~ir_rarity.pool.vocabulary.Vocabulary`), so a block costs its own strings, never a table of
-        the campaign's built again.
+        Strings are found by their keys (:class:`~ir_rarity.pool.vocabulary.Vocabulary`), so a block costs its own
+        strings, never a table of the campaign's built again.
         """
         query_codes = _ranked(self._query_rank, self._counted.queries.coded(queries, add=False))
         doc_codes = _ranked(self._doc_rank, self._counted.docs.coded(docs, add=False))

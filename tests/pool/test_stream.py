@@ -19,10 +19,10 @@ import pytest
 
 import ir_rarity
 from ir_rarity import covid_round1
+from ir_rarity.engine.judgments import Judgments
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.measures.asl import RankingLengthWarning
 from ir_rarity.measures.parse import parse_measure
-from ir_rarity.engine.judgments import Judgments
 from ir_rarity.pool import spill as spill_module
 from ir_rarity.pool import stream as stream_module
 from ir_rarity.pool import vocabulary as vocabulary_module

@@ -15,6 +15,8 @@ What a worker holds is the counts (distinct (query, document) pairs within the d
 from __future__ import annotations
 
 import os
+import socket
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,8 @@ from ir_rarity.evaluation import evaluate_campaign
 from ir_rarity.measures.parse import measure_labels
 from ir_rarity.pool import (
     Counts,
+    Retention,
+    Spill,
     StreamedCampaign,
     block_rows,
     count_depths,
@@ -39,15 +43,35 @@ from ir_rarity.pool import (
 __all__ = ["evaluate_two_passes_with_dask"]
 
 
+def _counted(files: list[Path], depths: list[int | None], blocks: list[tuple[int, int]], keep: Retention | None,
+             options: dict[str, Any]) -> tuple[Counts, Spill | None]:
+    """Pass 1 of a run of blocks: their counts, and the rows pass 2 reads, written on this worker's disk."""
+    spill = Spill(owned=False) if keep is not None else None  # removed by the task of pass 2 that reads it
+    return count_files(files, depths, blocks=blocks, keep=keep, spill=spill, **options), spill
+
+
+def _counts(counted: tuple[Counts, Spill | None]) -> Counts:
+    return counted[0]
+
+
 def _merged(a: Counts, b: Counts) -> Counts:
     """Counts of consecutive files, merged (one task of the tree)."""
     return a.merge(b)
 
 
-def _scored(campaign: StreamedCampaign, first: int, stop: int, qrels: pd.DataFrame, texts: list[str]
-            ) -> tuple[list[str], dict[str, np.ndarray], dict[str, int]]:
-    """One block of runs read again and scored through the door: its names, each measure's values, run lengths."""
-    result = evaluate_campaign(campaign.part(first, stop), qrels, texts, progress=False)
+def _scored(campaign: StreamedCampaign, first: int, stop: int, counted: tuple[Counts, Spill | None],
+            qrels: pd.DataFrame, texts: list[str]) -> tuple[list[str], dict[str, np.ndarray], dict[str, int]]:
+    """One run of blocks scored through the door: its names, each measure's values, run lengths.
+
+    Its rows are those pass 1 wrote, where this task runs on the machine that wrote them (Dask runs it where its
+    pass-1 result lies); elsewhere they are read again from the files.
+    """
+    spill = counted[1]
+    try:
+        result = evaluate_campaign(campaign.part(first, stop, spill), qrels, texts, progress=False)
+    finally:
+        if spill is not None and spill.host == socket.gethostname():
+            spill.close()
     return result.names, {result.label(m): v for m, v in result.values.items()}, dict(result.run_lengths)
 
 
@@ -97,18 +121,21 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
     groups = _groups(blocks, tasks if tasks is not None else 2 * _workers())
     depths = count_depths(measure_list)
     options = {"duplicates": duplicates, "split_by_tag": split_by_tag, "scores": precision}
-    level = [delayed(count_files)(files[a:b], depths, blocks=[(x - a, y - a) for x, y in blocks if a <= x < b],
-                                  **options) for a, b in groups]
+    retention = pass_two_rows(measure_list, judgments)
+    counted = [delayed(_counted)(files[a:b], depths, [(x - a, y - a) for x, y in blocks if a <= x < b], retention,
+                                 options) for a, b in groups]
+    persisted = _persist(counted)  # kept where each was computed, for the task of pass 2 that reads its spill
+    level = [delayed(_counts)(c) for c in persisted]
     while len(level) > 1:  # a tree: every merge adds the counts of the files after it
         level = [delayed(_merged)(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
                  for i in range(0, len(level), 2)]
     (counts,) = compute(level[0])
-    retention = pass_two_rows(measure_list, judgments)
     campaign = StreamedCampaign(files, counts, retention, duplicates=duplicates, split_by_tag=split_by_tag,
                                 scores=precision, blocks=blocks)
     texts = list(labels.values())
     shared = _shared(campaign)
-    parts = compute(*[delayed(_scored)(shared, a, b, judgments.frame, texts) for a, b in groups])
+    parts = compute(*[delayed(_scored)(shared, a, b, c, judgments.frame, texts)
+                      for (a, b), c in zip(groups, persisted, strict=True)])
     names = [n for part in parts for n in part[0]]
     measure_of = {text: m for m, text in labels.items()}  # the values in the order the engine gives them
     values = {measure_of[text]: np.vstack([part[1][text] for part in parts]) for text in parts[0][1]}
@@ -147,6 +174,19 @@ def _worker_memory() -> int | None:
         return None
     limits = [w.get("memory_limit") or 0 for w in client.scheduler_info().get("workers", {}).values()]
     return min(limits) if limits and min(limits) > 0 else None
+
+
+def _persist(tasks: list[Any]) -> list[Any]:
+    """The tasks computed and kept on the workers that computed them (distributed), or computed here without."""
+    try:
+        from distributed import get_client
+
+        client: Any = get_client()
+    except (ImportError, ValueError):
+        from dask.base import compute
+
+        return list(compute(*tasks))
+    return list(client.persist(tasks))
 
 
 def _shared(campaign: StreamedCampaign) -> Any:

@@ -14,13 +14,14 @@ from ir_rarity.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ir_rarity.pool.build.paths import Origin, expand_run_paths, path_specs, spec_origin
-    from ir_rarity.pool.build.retention import required_depth, required_rows
+    from ir_rarity.pool.build.retention import Retention, required_depth, required_rows
     from ir_rarity.pool.build.runs import top_k
     from ir_rarity.pool.build.sources import read_runs, run_name_from_path
     from ir_rarity.pool.context import POOL_ENV, active_pool, require_pool
     from ir_rarity.pool.counts import CountTable, duckdb_counts_sql
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.resolve import counts_depth, resolve_campaign
+    from ir_rarity.pool.spill import Spill
     from ir_rarity.pool.store.cached import cached_campaign, clear_cached_campaigns
     from ir_rarity.pool.stream import (
         Counts,
@@ -56,6 +57,8 @@ _LAZY = {
     "run_name_from_path": "ir_rarity.pool.build.sources",
     "top_k": "ir_rarity.pool.build.runs",
     "StreamedCampaign": "ir_rarity.pool.stream",
+    "Spill": "ir_rarity.pool.spill",
+    "Retention": "ir_rarity.pool.build.retention",
     "Counts": "ir_rarity.pool.stream",
     "block_rows": "ir_rarity.pool.stream",
     "count_depths": "ir_rarity.pool.stream",
@@ -77,6 +80,8 @@ __all__ = [
     "Counts",
     "Origin",
     "Pool",
+    "Retention",
+    "Spill",
     "StreamedCampaign",
     "active_pool",
     "block_rows",

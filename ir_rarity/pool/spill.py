@@ -15,6 +15,7 @@ when the campaign is dropped or the process ends; no file of the user's is writt
 from __future__ import annotations
 
 import shutil
+import socket
 import tempfile
 import weakref
 from pathlib import Path
@@ -67,68 +68,81 @@ def kept_rows(encoded: EncodedRuns, keep: Retention) -> EncodedRuns:
 
 
 class Spill:
-    """Encoded runs of numbered blocks, written to a temporary folder and read back (numpy arrays, Arrow strings).
+    """Encoded runs of blocks (each named by a key), written to a temporary folder and read back.
+
+    The arrays go to an ``.npz`` (no pickle), the query ids and docnos to an Arrow IPC file. A spill can be sent to
+    another process (a Dask task): it reads the blocks only on the machine that wrote them, and otherwise says it
+    has none (the runs are read again from their files).
 
     Args:
         folder: Where the temporary folder is made (None: ``TMPDIR`` or the system's).
+        owned: Remove the folder when this object is dropped (False: :meth:`close` removes it; what a Dask task that
+            hands its spill to the task of pass 2 uses).
 
     """
 
-    def __init__(self, folder: str | None = None) -> None:
+    def __init__(self, folder: str | None = None, owned: bool = True) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="ir_rarity_pass2_", dir=folder))
-        self._remove = weakref.finalize(self, shutil.rmtree, str(self.folder), True)
-        self._held: dict[int, tuple[Any, ...]] = {}
-        self._queries: dict[int, int] = {}
+        self.host = socket.gethostname()
+        self._remove: Any = weakref.finalize(self, shutil.rmtree, str(self.folder), True) if owned else None
+        self._held: dict[str, tuple[Any, ...]] = {}
         self.bytes = 0
 
-    def write(self, block: int, encoded: EncodedRuns) -> bool:
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_remove"] = None  # a copy sent elsewhere never removes the folder
+        return state
+
+    def write(self, key: str, encoded: EncodedRuns) -> bool:
         """Write one block's encoded runs; False (nothing kept) when the disk refuses them."""
         import pyarrow as pa
 
+        number = len(self._held)
         arrays = {name: np.ascontiguousarray(getattr(encoded, name)) for name in _ROWS}
         arrays["returned"] = np.asarray(encoded.returned)
         vocabularies = pa.table({"string": pa.concat_arrays([pa.array(encoded.queries.array, type=pa.large_string()),
                                                              pa.array(encoded.docs.array, type=pa.large_string())])})
         try:
-            with open(self.folder / f"{block}.npz", "wb") as f:  # a file object: np.savez would add ".npz"
+            with open(self.folder / f"{number}.npz", "wb") as f:  # a file object: np.savez would add ".npz"
                 np.savez(f, **cast("dict[str, Any]", arrays))
-            path = self.folder / f"{block}.arrow"
+            path = self.folder / f"{number}.arrow"
             with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, vocabularies.schema) as writer:
                 writer.write_table(vocabularies)
-            self.bytes += path.stat().st_size + (self.folder / f"{block}.npz").stat().st_size
+            self.bytes += path.stat().st_size + (self.folder / f"{number}.npz").stat().st_size
         except OSError:
-            self.drop(block)
+            self._unlink(number)
             return False
-        self._held[block] = (encoded.names, encoded.system, encoded.system_names, encoded.scores,
-                             encoded.kept_depth)
-        self._queries[block] = len(encoded.queries)
+        self._held[key] = (number, encoded.names, encoded.system, encoded.system_names, encoded.scores,
+                           encoded.kept_depth, len(encoded.queries))
         return True
 
-    def read(self, block: int) -> EncodedRuns | None:
-        """The encoded runs of a block written (None: it was not)."""
+    def read(self, key: str) -> EncodedRuns | None:
+        """The encoded runs of a block written (None: it was not, or not on this machine)."""
         import pyarrow as pa
 
-        if block not in self._held:
+        if key not in self._held or socket.gethostname() != self.host:
             return None
-        names, system, system_names, scores, kept_depth = self._held[block]
-
-        with np.load(self.folder / f"{block}.npz", allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-        with pa.OSFile(str(self.folder / f"{block}.arrow")) as source:
-            strings = pa.ipc.open_file(source).read_all().column("string")
+        number, names, system, system_names, scores, kept_depth, n_queries = self._held[key]
+        try:
+            with np.load(self.folder / f"{number}.npz", allow_pickle=False) as archive:
+                arrays = {name: archive[name] for name in archive.files}
+            with pa.OSFile(str(self.folder / f"{number}.arrow")) as source:
+                strings = pa.ipc.open_file(source).read_all().column("string")
+        except OSError:  # removed meanwhile: the files are read again
+            return None
         vocabulary = pd.Index(strings.to_pandas(types_mapper=pd.ArrowDtype).astype("str"))
-        n_queries = self._queries[block]
         return EncodedRuns(names=names, queries=vocabulary[:n_queries], docs=vocabulary[n_queries:], system=system,
                            system_names=system_names, scores=scores, returned=arrays.pop("returned"),
                            kept_depth=kept_depth, **arrays)
 
-    def drop(self, block: int) -> None:
-        """Remove one block's files (it is read again from its run files)."""
-        self._held.pop(block, None)
+    def _unlink(self, number: int) -> None:
         for suffix in (".npz", ".arrow"):
-            (self.folder / f"{block}{suffix}").unlink(missing_ok=True)
+            (self.folder / f"{number}{suffix}").unlink(missing_ok=True)
 
     def close(self) -> None:
         """Remove the folder and everything in it."""
         self._held.clear()
-        self._remove()
+        if self._remove is not None:
+            self._remove()
+        else:
+            shutil.rmtree(self.folder, ignore_errors=True)

@@ -84,3 +84,18 @@ def test_refuses_what_needs_runs(tmp_path: Path) -> None:
     files, qrels = _campaign(tmp_path / "c", n_runs=2)
     with pytest.raises(ParameterError, match="U_novel"):
         evaluate_two_passes_with_dask(files, qrels, ["U_novel@10"])
+
+
+def test_worker_processes_read_their_own_spill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In worker processes, pass 2 reads the rows its pass-1 task wrote (or the files) and removes what was written."""
+    files, qrels = _campaign(tmp_path / "c", n_runs=8)
+    measures = ["P@10", "AP", "nDCG@10", "P_rare@10", "AP_rare", "R_rare@20"]
+    expected = ir_rarity.evaluate(files, qrels, measures)
+    spills = tmp_path / "tmp"
+    spills.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spills))  # the worker processes make their spills here
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+                                  ) as cluster, distributed.Client(cluster):
+        got = evaluate_two_passes_with_dask(files, qrels, measures, tasks=4)
+    _same(expected, got)
+    assert list(spills.iterdir()) == []  # every task of pass 2 removed its spill

@@ -285,17 +285,6 @@ def test_meta_reads_the_matrices_alike(tmp_path: Path) -> None:
             == kendall_tau(streamed.matrix("AP"), streamed.matrix("AP_rare")))
 
 
-def test_composition_asks_for_the_runs_in_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Composition intervals recount S_d without each team: they need the rows, and say so in one line."""
-    from ir_rarity.cli.commands import main
-
-    files, qrels = _campaign(tmp_path / "c", n_runs=3)
-    assert main(["eval", str(qrels), *map(str, files), "-m", "AP_rare", "--stream", "--composition"]) != 0
-    assert capsys.readouterr().err.strip().splitlines() == [
-        "ir-rarity: error: --composition needs the campaign's runs held in memory (a pool of run files or a saved "
-        ".npz), not read in two passes: drop --stream, or raise --memory"]
-
-
 def test_strings_of_one_hash_are_an_error_never_a_wrong_count(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pass 1 codes strings by their 64-bit hashes: two strings of one hash must stop it, never merge two counts.
 
@@ -353,8 +342,8 @@ def test_a_block_the_spill_could_not_keep_is_read_again(tmp_path: Path, monkeypa
     written = spill_module.Spill.write
     refused = []
 
-    def full_disk(self: spill_module.Spill, block: int, encoded: object) -> bool:
-        if block % 2 == 0:  # every other block: the disk refuses it
+    def full_disk(self: spill_module.Spill, block: str, encoded: object) -> bool:
+        if len(refused) <= len(self._held):  # every other block: the disk refuses it
             def refuse(*args: object, **kwargs: object) -> None:
                 raise OSError(28, "No space left on device")
             with monkeypatch.context() as patch:

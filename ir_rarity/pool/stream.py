@@ -310,8 +310,7 @@ class StreamedCampaign:
         self._index = {n: i for i, n in enumerate(self._names)}
         self._qrels: dict[int, tuple[EncodedQrels, pd.DataFrame]] = {}
         self._last: tuple[slice, _BlockPool] | None = None
-        self._spill = spill  # block i of ``blocks`` (its first file) as pass 1 wrote it, when it did
-        self._spilled = {str(files[a]): i for i, (a, _) in enumerate(blocks)} if spill is not None else {}
+        self._spill = spill  # each block's rows as pass 1 wrote them (named by its first file), when it did
         self.origin = origin_of(files, "runs")  # what a measure's own pool= is checked against, as a pool's
 
     @property
@@ -329,8 +328,10 @@ class StreamedCampaign:
         """S: the number of runs (of the whole campaign, in a :meth:`part` too)."""
         return self._num_systems
 
-    def part(self, first: int, stop: int) -> StreamedCampaign:
+    def part(self, first: int, stop: int, spill: Spill | None = None) -> StreamedCampaign:
         """The campaign's files ``first:stop`` (whole blocks), scored with the whole campaign's S and S_d.
+
+        ``spill``: where pass 1 wrote these blocks' rows (a Dask task's own), instead of the campaign's.
 
         What one Dask task scores (:func:`ir_rarity.integrations.dask_stream.evaluate_two_passes_with_dask`); the
         counts are shared, not copied.
@@ -342,6 +343,8 @@ class StreamedCampaign:
         part._first_run = np.cumsum([0, *(len(r) for r in part._file_runs)])
         part._index = {n: i for i, n in enumerate(part._names)}
         part._qrels, part._last = {}, None
+        if spill is not None:
+            part._spill = spill
         return part
 
     def __len__(self) -> int:
@@ -411,8 +414,7 @@ class StreamedCampaign:
             raise ValueError("a block of a streamed campaign is whole files")
         self._last = None  # the previous block is dropped before the next is read, its freed pages handed back
         release_freed_memory()
-        spilled = self._spilled.get(str(self._files[first]))
-        encoded = None if self._spill is None or spilled is None else self._spill.read(spilled)
+        encoded = None if self._spill is None else self._spill.read(str(self._files[first]))
         if encoded is not None and len(encoded.names) == int(self._first_run[stop] - self._first_run[first]):
             block = _BlockPool(encoded, origin=origin_of(self._files[first:stop], "runs"))
         else:  # not written in pass 1 (a full disk): the files are read again
@@ -517,14 +519,14 @@ def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicat
     cut = None if None in depths else max([d for d in depths if d is not None], default=1)
     read = _pass_one_rows(cut, keep) if spill is not None else None
     counts = Counts(depths)
-    for i, (a, b) in enumerate(file_blocks(files, split_by_tag) if blocks is None else blocks):
+    for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
         block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag, progress=False,
                                scores=scores, keep_depth=None if read is not None else cut, retention=read)
         counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
         if depths:
             counts.add(block)
         if spill is not None and keep is not None:
-            spill.write(i, kept_rows(block.encoded, keep))
+            spill.write(str(files[a]), kept_rows(block.encoded, keep))
         del block
         release_freed_memory()  # the block's freed pages handed back: what stays is the counts
     return counts

@@ -28,6 +28,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
 
@@ -519,16 +520,29 @@ def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicat
     cut = None if None in depths else max([d for d in depths if d is not None], default=1)
     read = _pass_one_rows(cut, keep) if spill is not None else None
     counts = Counts(depths)
-    for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
-        block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag, progress=False,
-                               scores=scores, keep_depth=None if read is not None else cut, retention=read)
-        counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
+
+    def counted(block: Pool, key: str) -> None:  # on the thread that counts and spills, one block after another
         if depths:
             counts.add(block)
         if spill is not None and keep is not None:
-            spill.write(str(files[a]), kept_rows(block.encoded, keep))
+            spill.write(key, kept_rows(block.encoded, keep))
         del block
         release_freed_memory()  # the block's freed pages handed back: what stays is the counts
+
+    # a block is counted and spilled while the next is read: at most two blocks are held
+    with ThreadPoolExecutor(1, thread_name_prefix="ir_rarity-count") as counter:
+        pending: Future[None] | None = None
+        for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
+            block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag,
+                                   progress=False, scores=scores, keep_depth=None if read is not None else cut,
+                                   retention=read)
+            counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
+            if pending is not None:
+                pending.result()
+            pending = counter.submit(counted, block, str(files[a]))
+            del block
+        if pending is not None:
+            pending.result()
     return counts
 
 

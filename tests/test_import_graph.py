@@ -52,6 +52,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.compare", "ir_rarity.compare.table"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.compare.uncertainty"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.pool.pool"): LAZY,
+    ("ir_rarity.cli.compare", "ir_rarity.pool.stream"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.compare.plots"): LAZY,
     ("ir_rarity.cli.compare", "ir_rarity.compare.rank_column"): LAZY,
     ("ir_rarity.cli.pooling", "ir_rarity.pool.teams"): LAZY,

@@ -109,6 +109,7 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
     from ir_rarity.compare.table import campaign_table
     from ir_rarity.compare.uncertainty import composition, depends_on_pool
     from ir_rarity.pool.pool import Pool
+    from ir_rarity.pool.stream import StreamedCampaign
 
     if args.ties and "-" not in args.runs:  # runs whose rank column says another order than their scores
         from ir_rarity.compare.rank_column import rank_column_check
@@ -120,9 +121,9 @@ def eval_table(args: argparse.Namespace, evaluation: Evaluation, order: Sequence
         pooled = [m for m in measures if depends_on_pool(m)]
         if not pooled:
             raise ParameterError("--composition needs a rarity or novelty measure among -m")
-        if not isinstance(campaign, Pool):
-            raise ParameterError("--composition needs the campaign's runs held in memory (a pool of run files or a "
-                                 "saved .npz), not read in two passes: drop --stream, or raise --memory")
+        if not isinstance(campaign, (Pool, StreamedCampaign)):
+            raise ParameterError(f"--composition needs the campaign's runs (run files, a saved .npz), got {campaign!r}")
+        # run files read in two passes: composition reads their judged rows again (ir_rarity.pool.judged)
         comp = composition(campaign, qrels, pooled, resamples=args.composition_resamples,
                            level=args.ci or 0.95, seed=args.seed)
         if args.plot:

@@ -18,6 +18,11 @@ changed campaign (:class:`~ir_rarity.engine.weighted.WeightedCampaign`):
   order the runs came in.
 
 Ranks are competition ranks (1 = best, ties share the best rank), in the measure's own direction.
+
+A campaign read in two passes (:class:`~ir_rarity.pool.stream.StreamedCampaign`) is scored from its judged rows
+(:mod:`ir_rarity.pool.judged`): the weighted S_d of every judged document is recounted exactly from them, so the
+table equals the in-memory campaign's to the last bit; ``U_novel`` (every row's reading probability) needs the
+runs in memory.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ from ir_rarity.checks import check_draws
 from ir_rarity.engine import WeightedCampaign, aggregate, is_engine_measure, values_under
 from ir_rarity.errors import ParameterError
 from ir_rarity.measures.parse import higher_is_better, parse_measures
+from ir_rarity.pool import pool_for_rows
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.stream import StreamedCampaign
 from ir_rarity.progress import counter
 from ir_rarity.stats import natural_order
 from ir_rarity.stats.ties import rank
@@ -60,12 +67,13 @@ def ranks(scores: np.ndarray, higher: bool = True) -> np.ndarray:
     return rank(np.where(np.isnan(values), worst, values), higher_is_better=higher, method="min", axis=-1)
 
 
-def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, level: float = 0.95,
+def composition(pool: Pool | StreamedCampaign, qrels: Any, measures: Any, *, resamples: int = 200, level: float = 0.95,
                 seed: int | np.random.Generator | None = 0, leave_one_out: bool = True) -> pd.DataFrame:
     """Each run's score and rank under leave-one-team-out and a bootstrap over teams, for pool-dependent measures.
 
     Args:
-        pool: The campaign (its teams, when built with ``teams``, are what is left out and resampled).
+        pool: The campaign (its teams, when built with ``teams``, are what is left out and resampled), or a
+            campaign read in two passes (its judged rows are read again from its files).
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts, or the
             :class:`~ir_rarity.engine.judgments.Judgments` of an evaluation (``Evaluation.judgments``).
         measures: Measures; those that do not depend on the pool are refused.
@@ -81,7 +89,8 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
         ``level`` and ``seed``.
 
     Raises:
-        ParameterError: a measure that does not depend on the pool, fewer than two systems, a bad level.
+        ParameterError: a measure that does not depend on the pool, fewer than two systems, a bad level,
+            ``U_novel`` on a campaign read in two passes.
 
     """
     measure_list = parse_measures(measures)
@@ -93,6 +102,7 @@ def composition(pool: Pool, qrels: Any, measures: Any, *, resamples: int = 200, 
         raise ParameterError(f"level must be in (0, 1), got {level}")
     if resamples < 0:
         raise ParameterError(f"resamples must be >= 0, got {resamples}")
+    pool = pool_for_rows(pool, qrels, measure_list, "composition")
     campaign = WeightedCampaign(pool, pool.encode_qrels(qrels))  # Judgments: their encoding, not a new one
     n_sys, n_runs = campaign.num_systems, len(pool)
     if resamples:  # the draw: resamples x systems weights, then resamples x runs values of each measure

@@ -6,6 +6,11 @@
 * :func:`synthetic_rank_curve` is the synthetic experiment of Section 3 / Figure 1: a hypothetical system that
   retrieves relevant documents no other system found, against one that retrieves the most commonly retrieved
   relevant documents first, both ranked among the real systems on ``P_rare@k`` for one topic.
+
+Both take a campaign read in two passes (:class:`~ir_rarity.pool.stream.StreamedCampaign`) too, and give the
+tables of the campaign held in memory to the last bit. The samples are scored on its judged rows
+(:mod:`ir_rarity.pool.judged`), whose S_d of judged documents, recounted on a sample, is exact; the synthetic
+systems on its rows within the cutoff (whether a hypothetical system equals a run is decided on those rows).
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from ir_rarity.engine import ENGINE_FAMILIES, SubsetScorer, exact_means, is_engi
 from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.frames import as_qrels_frame
 from ir_rarity.measures.parse import parse_measure
+from ir_rarity.pool import pool_for_rows
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.stream import StreamedCampaign
 from ir_rarity.progress import counter
 from ir_rarity.stats.ties import snap
 
@@ -54,7 +61,7 @@ def _rarity_measure(measure: ir_measures.Measure | str) -> ir_measures.Measure:
 
 
 def system_count_robustness(
-    pool: Pool,
+    pool: Pool | StreamedCampaign,
     qrels: Any,
     measure: ir_measures.Measure | str,
     sizes: Sequence[int] = DEFAULT_SIZES,
@@ -88,7 +95,7 @@ def system_count_robustness(
     ``undefined``; a size whose every trial is undefined has ``mean_tau = NaN``.
 
     Args:
-        pool: The campaign.
+        pool: The campaign (a campaign read in two passes: its judged rows, read again from its files).
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
         measure: A rarity measure (``P_rare`` or ``AP_rare``); other measures do not depend on the pool.
         sizes: Sample sizes N, each in [2, number of runs].
@@ -112,7 +119,7 @@ def system_count_robustness(
 
 
 def robustness_tables(
-    pool: Pool,
+    pool: Pool | StreamedCampaign,
     qrels: Any,
     measures: Sequence[ir_measures.Measure | str],
     sizes: Sequence[int] = DEFAULT_SIZES,
@@ -131,7 +138,7 @@ def robustness_tables(
     (tested); a :class:`numpy.random.Generator` is drawn from once, for all measures.
 
     Args:
-        pool: The campaign.
+        pool: The campaign (a campaign read in two passes: its judged rows, read again from its files).
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
         measures: Rarity measures (``P_rare`` or ``AP_rare``).
         sizes: Sample sizes N, each in [2, number of runs].
@@ -144,18 +151,19 @@ def robustness_tables(
         One table per measure, as :func:`system_count_robustness` returns it.
 
     Raises:
-        ParameterError: As :func:`system_count_robustness`.
+        ParameterError: As :func:`system_count_robustness`; ``U_novel`` on a campaign read in two passes.
 
     """
     ms = [_rarity_measure(measure) for measure in measures]
+    if scorer is not None and scorer.pool is not pool:
+        raise ParameterError("scorer scores another pool's runs; make it with SubsetScorer(pool, qrels)")
+    pool = pool_for_rows(pool, qrels, ms, "the robustness samples")
     sizes = [int(n) for n in sizes]
     bad = [n for n in sizes if not 2 <= n <= len(pool)]
     if bad:
         raise ParameterError(f"sizes must be in [2, {len(pool)}] (the number of runs), got {bad}")
     if trials < 1:
         raise ParameterError(f"trials must be >= 1, got {trials}")
-    if scorer is not None and scorer.pool is not pool:
-        raise ParameterError("scorer scores another pool's runs; make it with SubsetScorer(pool, qrels)")
     rng = np.random.default_rng(seed)
     sampler = scorer if scorer is not None else SubsetScorer(pool, qrels)
     if sizes:  # each size's draw: trials x N x queries values of each measure
@@ -234,7 +242,7 @@ def _band(defined: np.ndarray) -> dict[str, float]:
 
 
 def synthetic_rank_curve(
-    pool: Pool,
+    pool: Pool | StreamedCampaign,
     qrels: Any,
     query_id: str,
     measure_cutoff: int = 100,
@@ -258,7 +266,8 @@ def synthetic_rank_curve(
     measure is P@k and both curves coincide.
 
     Args:
-        pool: The campaign.
+        pool: The campaign (a campaign read in two passes: its rows within ``measure_cutoff``, read again from
+            its files, as a pool cut there holds them).
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts; only ``query_id``'s judgments are used.
         query_id: The topic.
         measure_cutoff: k of ``P_rare@k`` (and the S_d depth).
@@ -287,18 +296,20 @@ def synthetic_rank_curve(
     if max_relevant < 1:
         raise ParameterError(f"max_relevant must be >= 1, got {max_relevant}")
 
+    rare_docs = [f"{SYNTHETIC_PREFIX}{i:04d}" for i in range(1, max_relevant + 1)]
+    extended = pd.concat([topic.astype({"query_id": str, "doc_id": str}),
+                          pd.DataFrame({"query_id": query_id, "doc_id": rare_docs, "relevance": 1})],
+                         ignore_index=True)
+    # two passes: every row within the cutoff, where S_d is counted and whether a newcomer equals a run decided
+    pool = pool_for_rows(pool, extended, what="the synthetic experiment", depth=cutoff)
     counts = pool.counts(cutoff)
     counts = counts[counts["query_id"] == query_id].set_index("doc_id")["S_d"]
     common = pd.DataFrame({"doc_id": relevant.to_numpy()})
     common["S_d"] = common["doc_id"].map(counts).fillna(0).astype(int)
     common_docs = common.sort_values(["S_d", "doc_id"], ascending=[False, True])["doc_id"].tolist()
-    rare_docs = [f"{SYNTHETIC_PREFIX}{i:04d}" for i in range(1, max_relevant + 1)]
     known = set(topic["doc_id"].astype(str)) | set(counts.index)
     if known.intersection(rare_docs):
         raise InputError(f"docnos starting with {SYNTHETIC_PREFIX!r} already occur for query {query_id!r}")
-    extended = pd.concat([topic.astype({"query_id": str, "doc_id": str}),
-                          pd.DataFrame({"query_id": query_id, "doc_id": rare_docs, "relevance": 1})],
-                         ignore_index=True)
     encoded = pool.encode_qrels(extended)  # one query: column 0 of every matrix
     measures = [parse_measure(f"P_rare(alpha={float(alpha):g})@{cutoff}") for alpha in alphas]
     curves = {}

@@ -30,7 +30,9 @@ from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.plots import plot_robustness, plot_synthetic, plot_tau_alpha
 from ir_rarity.meta.robustness import DEFAULT_SIZES, robustness_tables, synthetic_rank_curve
 from ir_rarity.meta.stability import stability
+from ir_rarity.pool import pool_for_rows
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.stream import StreamedCampaign
 from ir_rarity.progress import counter
 from ir_rarity.tables import render_frame
 
@@ -171,7 +173,7 @@ def _run_analyses(analyses: list[tuple[str, Callable[[], pd.DataFrame]]], progre
 
 
 def compute_report(
-    pool: Pool,
+    pool: Pool | StreamedCampaign,
     qrels: Any,
     alphas: Sequence[float] = DEFAULT_ALPHAS,
     trials: int = 1000,
@@ -192,8 +194,11 @@ def compute_report(
     stability (SIGIR 2000) with half the topics per trial; Table 3 is Algorithm 1 of Türkmen, Lease & Kutlu (ECIR
     2023) for ``P_rare(alpha=1)@k`` and ``AP_rare(alpha=1)@k``.
 
+    A campaign read in two passes is scored on its judged rows (:mod:`ir_rarity.pool.judged`, read again from its
+    files): every table equals the in-memory campaign's.
+
     Args:
-        pool: The campaign.
+        pool: The campaign, or a campaign read in two passes (:class:`~ir_rarity.pool.stream.StreamedCampaign`).
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
         alphas: Rarity weights of the tau vs. alpha curve.
         trials: Trials of the stability and robustness analyses (the paper uses 1000).
@@ -215,16 +220,18 @@ def compute_report(
     alpha_values, cutoff = curve_parameters(alphas, cutoff)
     frame = as_qrels_frame(qrels)
     measures = report_measures(cutoff)
-    matrices = score_matrices(pool, frame, [m for _, m, _ in measures] + curve_measures(alpha_values, cutoff),
-                              progress=progress)
+    scored = [m for _, m, _ in measures] + curve_measures(alpha_values, cutoff)  # robustness: two of these
+    # the campaign, or (read in two passes) its judged rows within the cutoff, where S_d is counted
+    rows = pool_for_rows(pool, frame, [parse_measure(m) for m in scored], "the meta-evaluation report")
+    matrices = score_matrices(rows, frame, scored, progress=progress)
     scores = {label: matrices[str(parse_measure(m))] for label, m, _ in measures}
     usable = tuple(n for n in sizes if 2 <= n <= len(pool))
     query = str(synthetic_query) if synthetic_query is not None else _default_query(frame)
     curve, power, stab, robust, synthetic = _run_analyses([
-        ("tau vs alpha", lambda: tau_alpha_curve(pool, frame, alpha_values, cutoff, matrices)),
+        ("tau vs alpha", lambda: tau_alpha_curve(rows, frame, alpha_values, cutoff, matrices)),
         ("discriminative power", lambda: _power_table(scores, measures)),
         ("stability", lambda: _stability_table(scores, measures, trials, fuzziness, seed)),
-        ("robustness", lambda: _robustness_table(pool, frame, cutoff, usable, trials, seed, progress)),
+        ("robustness", lambda: _robustness_table(rows, frame, cutoff, usable, trials, seed, progress)),
         ("synthetic systems", lambda: synthetic_rank_curve(pool, frame, query, measure_cutoff=cutoff)),
     ], progress)
     return MetaReport(tau_alpha=curve, discriminative_power=power, stability=stab, robustness=robust,
@@ -427,7 +434,7 @@ def _save_files(report: MetaReport, out: Path, plots: bool) -> Path:
 
 
 def write_report(
-    pool: Pool,
+    pool: Pool | StreamedCampaign,
     qrels: Any,
     out_dir: str | os.PathLike[str],
     alphas: Sequence[float] = DEFAULT_ALPHAS,
@@ -457,7 +464,7 @@ def write_report(
     * ``report.md``: all tables, linking the figures.
 
     Args:
-        pool: The campaign.
+        pool: The campaign, or a campaign read in two passes (as :func:`compute_report` takes it).
         qrels: Qrels in any shape :meth:`Pool.evaluate` accepts.
         out_dir: Folder to write to (created if missing).
         alphas: Rarity weights of the tau vs. alpha curve.

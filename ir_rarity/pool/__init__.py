@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ir_rarity.pool.build.sources import read_runs, run_name_from_path
     from ir_rarity.pool.context import POOL_ENV, active_pool, require_pool
     from ir_rarity.pool.counts import CountTable, duckdb_counts_sql
+    from ir_rarity.pool.judged import judged_pool, judged_reach, pool_for_rows
     from ir_rarity.pool.pool import Pool
     from ir_rarity.pool.resolve import counts_depth, resolve_campaign
     from ir_rarity.pool.spill import Spill
@@ -41,6 +42,9 @@ _LAZY = {
     "CountTable": "ir_rarity.pool.counts",
     "duckdb_counts_sql": "ir_rarity.pool.counts",
     "Pool": "ir_rarity.pool.pool",
+    "judged_pool": "ir_rarity.pool.judged",
+    "judged_reach": "ir_rarity.pool.judged",
+    "pool_for_rows": "ir_rarity.pool.judged",
     "POOL_ENV": "ir_rarity.pool.context",
     "active_pool": "ir_rarity.pool.context",
     "require_pool": "ir_rarity.pool.context",
@@ -93,8 +97,11 @@ __all__ = [
     "duckdb_counts_sql",
     "expand_run_paths",
     "file_blocks",
+    "judged_pool",
+    "judged_reach",
     "pass_two_rows",
     "path_specs",
+    "pool_for_rows",
     "read_runs",
     "read_teams",
     "require_pool",

@@ -60,14 +60,18 @@ class Pool:
     """
 
     def __init__(self, encoded: EncodedRuns, key_codes: tuple[np.ndarray, np.ndarray] | None = None,
-                 origin: Origin | None = None) -> None:
+                 origin: Origin | None = None, *, judged_depth: float = 0.0) -> None:
         """Use :meth:`from_runs` or :meth:`load`; this wraps already ordered and encoded runs.
 
         ``key_codes`` is ``(code of each row's pair key, sorted unique pair keys)`` when already known; ``origin``
-        the files the pool was read from (None for runs given in memory).
+        the files the pool was read from (None for runs given in memory); ``judged_depth`` the depth down to which
+        the rows hold every judged row (``judged_counts`` of :meth:`from_runs`; 0: not asked).
         """
         self.encoded = encoded
         self.origin = origin
+        self.judged_depth = judged_depth
+        """S_d is counted down to this depth (``math.inf``: whole runs) from rows holding every judged row there:
+        exact for the judged pairs only (0: not such a pool; see ``judged_counts`` of :meth:`from_runs`)."""
         self._index = {name: i for i, name in enumerate(encoded.names)}
         # Every (query, doc) pair gets a dense code into the sorted unique keys, so that S_d at any depth is one
         # bincount and per-row lookups are array gathers, not searches.
@@ -100,6 +104,7 @@ class Pool:
         keep_depth: int | None = None,
         scores: ScorePrecision = "float32",
         retention: Retention | None = None,
+        judged_counts: bool = False,
     ) -> Pool:
         """Build a pool from runs in memory or on disk.
 
@@ -128,6 +133,13 @@ class Pool:
                 those measures give their whole-run values. S_d, fingerprints and reading probabilities are then
                 available down to ``retention.depth`` only, and such a pool cannot be saved. Instead of
                 ``keep_depth``.
+            judged_counts: With a ``retention`` that keeps the judged rows deeper than its ``depth`` (with its
+                qrels): S_d is given down to ``retention.judged_depth`` (``math.inf``: whole runs too), counted from
+                the rows kept. It is then the campaign's S_d exactly for the pairs those qrels judge (every run that
+                retrieved a judged pair within the depth holds that row), and an undercount for any other pair:
+                what the rarity measures read (S_d of judged documents; :mod:`ir_rarity.pool.judged`).
+                Fingerprints, reading probabilities and the judging pool stay available down to
+                ``retention.depth`` only.
 
         Raises:
             InputError: unreadable input, two runs with the same name, a NaN score, a duplicate document
@@ -138,6 +150,9 @@ class Pool:
         files = run_files(runs) if path_specs(runs) is not None else None  # listed once, here
         if retention is not None and keep_depth is not None:
             raise ParameterError("give keep_depth or retention, not both")
+        if judged_counts and (retention is None or retention.judged_depth <= retention.depth or not retention.qrels):
+            raise ParameterError("judged_counts needs a retention keeping the judged rows deeper than its depth (with "
+                                 f"its qrels), got {'no retention' if retention is None else retention.judged_depth}")
         keep = retention if keep_depth is None else Retention(depth=int(check_depth(keep_depth, "keep_depth") or 0))
         precision = check_precision(scores)
         named = (iter_named_runs(runs, split_by_tag=split_by_tag, progress=progress) if files is None  # files: each
@@ -146,7 +161,8 @@ class Pool:
         # Frames the caller holds anyway (not files read one by one, nor rows made into new frames here).
         held = isinstance(runs, Mapping) and all(isinstance(run, pd.DataFrame) for run in runs.values())
         encoded, key_codes = encode_runs(named, team_map, duplicates, keep, held=held, scores=precision)
-        return cls(encoded, key_codes, origin=None if files is None else origin_of(files, "runs"))
+        return cls(encoded, key_codes, origin=None if files is None else origin_of(files, "runs"),
+                   judged_depth=retention.judged_depth if judged_counts and retention is not None else 0.0)
 
     # ------------------------------------------------------------------ description
     @property
@@ -249,7 +265,8 @@ class Pool:
                              doc=e.doc[rows], score=e.score[rows], rank=e.rank[rows], system=codes.astype(np.int64),
                              system_names=tuple(e.system_names[g] for g in uniques), scores=e.scores,
                              returned=returned, kept_depth=e.kept_depth)
-        return type(self)(subset, key_codes=(self._key_code[rows], self._unique_keys))
+        return type(self)(subset, key_codes=(self._key_code[rows], self._unique_keys),
+                          judged_depth=self.judged_depth)
 
     # ------------------------------------------------------------------ files
     def save(self, path: Any) -> None:
@@ -288,7 +305,9 @@ class Pool:
     def _count_table(self, depth: int | None) -> np.ndarray:
         """S_d at ``depth`` of every pair key in :attr:`_unique_keys` (0 for a key no run has within depth)."""
         if depth not in self._counts:
-            self._check_kept(depth, "S_d")
+            judged = self.judged_depth  # a judged-rows pool: exact there for the judged pairs
+            if not judged or (depth is None and judged != float("inf")) or (depth is not None and depth > judged):
+                self._check_kept(depth, "S_d")
             mask = slice(None) if depth is None else self.encoded.rank < depth
             codes = self._key_code[mask]
             n_keys = len(self._unique_keys)
@@ -385,8 +404,9 @@ class Pool:
         kept = self.encoded.kept_depth
         if self.encoded.returned is not None and (depth is None or kept is None or depth > kept):
             at = "whole runs" if depth is None else f"depth {depth}"
-            raise ParameterError(f"{what} at {at}: this pool keeps every row only to depth {kept} (it was read for "
-                                 "other measures); build it from whole runs")
+            judged = f" and the judged rows to depth {self.judged_depth:g}" if self.judged_depth else ""
+            raise ParameterError(f"{what} at {at}: this pool keeps every row only to depth {kept}{judged} (it was read "
+                                 "for other measures); build it from whole runs")
 
     # ------------------------------------------------------------------ the engine's contract
     def vocabularies(self) -> tuple[pd.Index, pd.Index]:

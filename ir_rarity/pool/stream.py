@@ -47,6 +47,7 @@ from ir_rarity.errors import InputError, ParameterError
 from ir_rarity.io.raw import is_plain_file
 from ir_rarity.pool.build.retention import Retention, required_depth, required_rows
 from ir_rarity.pool.build.sources import origin_of, path_specs, run_files, run_name_from_path
+from ir_rarity.pool.judged import judged_pool
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.spill import Spill, kept_rows
 from ir_rarity.pool.vocabulary import Vocabulary
@@ -459,6 +460,18 @@ class StreamedCampaign:
         i = self._index[name]
         file = int(np.searchsorted(self._first_run, i, side="right")) - 1
         return self._block(slice(int(self._first_run[file]), int(self._first_run[file + 1]))).run(name)
+
+    def judged_pool(self, qrels: Any, depth: int = 1, judged_depth: float = math.inf) -> Pool:
+        """The pool of these runs' judged rows, read again from the files (:mod:`ir_rarity.pool.judged`).
+
+        Its S_d of every pair ``qrels`` judges is the campaign's down to ``judged_depth``, and every run's judged
+        rows there and rankings' lengths are those pass 2 reads: what composition intervals and samples of the runs
+        re-score. Memory: those judged rows of all runs (and every row above ``depth``, when above 1).
+        """
+        if len(self._names) != self._num_systems:
+            raise ParameterError(f"{self!r} is a part of a campaign: its judged rows are the whole campaign's")
+        return judged_pool(self._files, qrels, depth=depth, judged_depth=judged_depth, duplicates=self._duplicates,
+                           split_by_tag=self._split_by_tag, scores=self._scores)
 
 
 def block_rows(memory_limit: int | str | None) -> int:

@@ -29,6 +29,8 @@ from ir_rarity.measures.parse import higher_is_better
 from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
+from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.stream import StreamedCampaign
 from ir_rarity.report import charts, complementarity, gain, groups, judged, rests, topics
 from ir_rarity.report import judges as judges_section
 from ir_rarity.report.facts import compact_lines
@@ -394,14 +396,14 @@ def _gather_per_query(data: ReportData) -> None:
 
 
 def _gather_composition(data: ReportData) -> None:
-    pool, s = data.pool, data.settings
+    campaign, s = data.evaluation.campaign, data.settings  # run files read in two passes: their judged rows
     pooled = data.pooled()
-    if pool is None or not pooled or pool.num_systems < 2:
+    if not isinstance(campaign, (Pool, StreamedCampaign)) or not pooled or campaign.num_systems < 2:
         data.note("uncertainty", "composition intervals need the campaign's runs, two systems or more and a "
                                  "rarity measure")
         return
-    data.composition = composition(pool, data.judgments, pooled, resamples=s.composition_resamples, level=s.ci,
-                                   seed=s.seed)
+    data.composition = composition(campaign, data.judgments, pooled, resamples=s.composition_resamples,
+                                   level=s.ci, seed=s.seed)
 
 
 def _gather_asl(data: ReportData) -> None:

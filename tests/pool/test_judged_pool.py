@@ -96,7 +96,7 @@ def test_judged_counts_needs_every_judged_row(tmp_path: Path) -> None:
     files, qrels = write_campaign(tmp_path / "c", n_runs=2)
     with pytest.raises(ParameterError, match="judged_counts needs a retention"):
         Pool.from_runs(files, judged_counts=True)
-    with pytest.raises(ParameterError, match="deeper than its depth .with its qrels., got 3"):
+    with pytest.raises(ParameterError, match=r"deeper than its depth \(with its qrels\), got 3"):
         Pool.from_runs(files, judged_counts=True, retention=Retention(depth=5, judged_depth=3,
                                                                       qrels=judged_retention(qrels).qrels))
     partial = Pool.from_runs(files, retention=Retention(depth=3, judged_depth=math.inf, returned=True,
@@ -137,3 +137,16 @@ def test_a_streamed_campaign_gives_it(tmp_path: Path) -> None:
     files, qrels = write_campaign(tmp_path / "c", n_runs=3)
     with pytest.raises(ParameterError, match="part of a campaign"):
         stream_campaign(files, [parse_measure("P_rare@10")], None).part(0, 1).judged_pool(qrels)
+
+
+def test_teams_count_alike(tmp_path: Path) -> None:
+    """With teams, S_d counts the teams holding a judged pair: composition over teams as on whole runs."""
+    from ir_rarity.compare.uncertainty import composition
+
+    files, qrels = write_campaign(tmp_path / "c", n_runs=6)
+    teams = {f"run{r}": f"team{r // 2}" for r in range(6)}
+    whole, judged = Pool.from_runs(files, teams=teams), judged_pool(files, qrels, teams=teams, judged_depth=20)
+    assert judged.num_systems == whole.num_systems == 3
+    measures = ["P_rare@10", "AP_rare(alpha=0.5)@20", "R_rare@15"]
+    pd.testing.assert_frame_equal(composition(whole, qrels, measures, resamples=20, seed=2),
+                                  composition(judged, qrels, measures, resamples=20, seed=2), check_exact=True)

@@ -100,8 +100,9 @@ class Spill:
         number = len(self._held)
         arrays = {name: np.ascontiguousarray(getattr(encoded, name)) for name in _ROWS}
         arrays["returned"] = np.asarray(encoded.returned)
-        vocabularies = pa.table({"string": pa.concat_arrays([pa.array(encoded.queries.array, type=pa.large_string()),
-                                                             pa.array(encoded.docs.array, type=pa.large_string())])})
+        vocabularies = pa.table({"string": pa.chunked_array([pa.array(encoded.queries.array, type=pa.large_string()),
+                                                             pa.array(encoded.docs.array, type=pa.large_string())],
+                                                            type=pa.large_string())})
         try:
             with open(self.folder / f"{number}.npz", "wb") as f:  # a file object: np.savez would add ".npz"
                 np.savez(f, **cast("dict[str, Any]", arrays))

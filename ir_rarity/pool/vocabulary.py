@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ir_rarity.engine.runs import string_hashes
-from ir_rarity.engine.strings import leading_bytes, shared_prefix
+from ir_rarity.engine.strings import leading_bytes, one_array, shared_prefix
 from ir_rarity.errors import InputError
 
 __all__ = ["COLLISION", "Vocabulary", "search_sorted"]
@@ -112,8 +112,8 @@ class Vocabulary:
 
         if not len(strings):
             return np.zeros(0, dtype=np.int64)
-        values = pa.array(strings.array if isinstance(strings.dtype, pd.StringDtype) else  # Arrow's own: no copy
-                          np.asarray(strings, dtype=object)).cast(pa.large_string())
+        values = one_array(pa.array(strings.array if isinstance(strings.dtype, pd.StringDtype) else  # Arrow's own
+                                    np.asarray(strings, dtype=object)).cast(pa.large_string()))
         hashes = self._exact_keys(values)
         if hashes is None:
             if self._prefix is not None:

@@ -137,7 +137,8 @@ def test_pass_one_counts_equal_brute_force(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("small_blocks")
 def test_many_runs_per_file_split_by_tag() -> None:
-    measures = ["P@10", "AP", "P_rare@100", "AP_rare", "nDCG_rare@20", "ASL"]
+    # R_rare reads S_d of judged documents no run of a block retrieved (vocabularies extended by the qrels')
+    measures = ["P@10", "AP", "P_rare@100", "AP_rare", "nDCG_rare@20", "ASL", "R_rare(alpha=0.5)@50"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankingLengthWarning)
         expected = ir_rarity.evaluate(covid_round1.runs, covid_round1.qrels, measures, split_by_tag=True)

@@ -339,6 +339,15 @@ class Pool:
         query, doc = self.encoded.decode(self._unique_keys[present])
         return pd.DataFrame({"query_id": query, "doc_id": doc, "S_d": counts[present].astype(np.int64)})
 
+    def pair_counts(self, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """The pair keys some run holds within ``depth`` (None: anywhere), sorted, and their S_d.
+
+        :meth:`counts` as arrays: what pass 1 of :mod:`ir_rarity.pool.stream` adds up block by block.
+        """
+        counts = self._count_table(depth)
+        present = np.flatnonzero(counts)
+        return self._unique_keys[present], counts[present]
+
     def judged_keys(self, depth: int) -> tuple[np.ndarray, np.ndarray]:
         """Pair keys in some run's top ``depth`` and how many runs have each there (the depth-k judging pool)."""
         depth_ = check_depth(depth)

@@ -196,12 +196,9 @@ class Counts:
     def add(self, pool: Pool) -> None:
         """Add the counts of one block's pool (runs cut at the deepest depth) at every depth."""
         query_codes, doc_codes = self.queries.coded(pool.encoded.queries), self.docs.coded(pool.encoded.docs)
-        block_keys = pool._unique_keys
         for depth in self.tables:
-            found = pool._count_table(depth)
-            present = np.flatnonzero(found)
-            self._add_keys(depth, pair_keys(query_codes[block_keys[present] >> KEY_SHIFT],
-                                            doc_codes[block_keys[present] & _MASK]), found[present])
+            keys, found = pool.pair_counts(depth)
+            self._add_keys(depth, pair_keys(query_codes[keys >> KEY_SHIFT], doc_codes[keys & _MASK]), found)
 
     def merge(self, other: Counts) -> Counts:
         """These counts with those of the files after them added (``other`` is left as it is); returns self."""

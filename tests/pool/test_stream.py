@@ -373,3 +373,15 @@ def test_the_spill_is_removed_with_the_campaign(tmp_path: Path, monkeypatch: pyt
     gc.collect()
     assert list((tmp_path / "tmp").iterdir()) == []
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == sorted(["qrels.txt", *(f.name for f in files)])
+
+
+def test_pair_counts_are_the_counts_table(tmp_path: Path) -> None:
+    files, _ = _campaign(tmp_path / "c", n_runs=4)
+    pool = Pool.from_runs(files, progress=False)
+    for depth in (None, 5):
+        keys, s_d = pool.pair_counts(depth)
+        table = pool.counts(depth)
+        queries, docs = pool.vocabularies()
+        assert (np.diff(keys) > 0).all()
+        assert list(zip(queries[keys >> 32], docs[keys & ((1 << 32) - 1)], s_d.tolist(), strict=True)) == list(
+            zip(table["query_id"], table["doc_id"], table["S_d"], strict=True))

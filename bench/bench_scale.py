@@ -159,11 +159,13 @@ from ir_rarity.engine import tune_allocator
 tune_allocator()  # as the command line sets the allocator
 import ir_rarity
 args = json.loads(sys.argv[1])
-if args["pass1"]:
+if args["pass1"]:  # pass 1 as evaluate runs it: counts, and the rows pass 2 reads written to the spill
     from ir_rarity.engine import Judgments
     from ir_rarity.measures.parse import measure_labels
-    from ir_rarity.pool.stream import stream_campaign
-    stream_campaign(args["runs"], list(measure_labels(args["measures"])), None)
+    from ir_rarity.pool.stream import block_rows, pass_two_rows, stream_campaign
+    measures = list(measure_labels(args["measures"]))
+    stream_campaign(args["runs"], measures, pass_two_rows(measures, Judgments(args["qrels"])),
+                    rows=block_rows(args["memory"]))
     mode = "pass 1"
 else:
     result = ir_rarity.evaluate(args["runs"], args["qrels"], args["measures"], memory_limit=args["memory"],
@@ -352,8 +354,8 @@ def _msmarco_row(args: argparse.Namespace, row: Any, points: list[dict[str, Any]
     queries, docs, n = args.msmarco
     folder = _msmarco(args.data, n, queries, docs)
     n_rows = queries * docs * n
-    # two passes, as the budget chooses them for the full campaign (100 runs: 700 M rows, 39 GB held at once)
-    got = _measure(str(folder / "runs"), str(folder / "qrels.txt"), None, True, repeat=1)
+    # the path the budget chooses (100 runs: 700 M rows, 39 GB held at once: two passes)
+    got = _measure(str(folder / "runs"), str(folder / "qrels.txt"), args.memory, repeat=1)
     row("MS", f"MS MARCO-shaped: {queries:,} queries x {docs:,} documents x {n} runs, {n_rows:,} rows, "
         f"{'two passes' if got['mode'] == 'StreamedCampaign' else 'in memory'} (times {got['all_seconds']} s)",
         f"{got['seconds']:.0f} s, {got['peak'] / 2**20:.0f} MB, {got['peak'] / n_rows:.2f} bytes a row",
@@ -395,13 +397,14 @@ def scale_main(argv: list[str] | None = None) -> None:
         runs, qrels = str(folder / "runs"), str(folder / "qrels.txt")
         repeat = args.repeat if n_rows < 10**8 else args.repeat_large
         budget = _measure(runs, qrels, args.memory, repeat=repeat)
-        two = budget if budget["mode"] == "StreamedCampaign" else _measure(runs, qrels, None, True, repeat=repeat)
+        two = (budget if budget["mode"] == "StreamedCampaign"  # forced: blocks sized by the same budget
+               else _measure(runs, qrels, args.memory, True, repeat=repeat))
         points.append({**two, "runs": n, "rows": n_rows, "mode": "two passes", "chosen": two is budget})
         if n_rows < 10**8 or budget["mode"] != "StreamedCampaign":
             memory = (budget if budget["mode"] != "StreamedCampaign"
                       else _measure(runs, qrels, None, False, repeat=repeat))
             points.append({**memory, "runs": n, "rows": n_rows, "mode": "in memory", "chosen": memory is budget})
-        first = _measure(runs, qrels, None, pass1=True, repeat=repeat)
+        first = _measure(runs, qrels, args.memory, pass1=True, repeat=repeat)
         for p in points:
             if p["runs"] != n:
                 continue
@@ -409,8 +412,9 @@ def scale_main(argv: list[str] | None = None) -> None:
             row(f"S{n}", f"{n:,} runs, {n_rows:,} rows: {p['mode']} ({how}; times {p['all_seconds']} s)",
                 f"{p['seconds']:.1f} s, {p['peak'] / 2**20:.0f} MB; {p['seconds'] / n_rows * 1e9:.0f} ns and "
                 f"{p['peak'] / n_rows:.1f} bytes a row", "", None)
-        row(f"P{n}", "pass 1 alone: reads every row, keeps those within the deepest S_d depth (whole runs for "
-            "AP_rare), counts S_d", f"{first['seconds']:.1f} s, {first['peak'] / 2**20:.0f} MB "
+        row(f"P{n}", "pass 1 alone: reads every row once, keeps those within the deepest S_d depth (whole runs for "
+            "AP_rare), counts S_d, spills the rows pass 2 reads", f"{first['seconds']:.1f} s, "
+            f"{first['peak'] / 2**20:.0f} MB "
             f"({first['seconds'] / two['seconds']:.0%} of two passes)", "", None)
 
     _target_rows(points, args.memory, row)

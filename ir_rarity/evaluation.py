@@ -38,7 +38,8 @@ from ir_rarity.pool import (
 if TYPE_CHECKING:
     from ir_rarity.typing import CampaignLike, MeasuresLike, QrelsLike, RunsLike, TeamsLike
 
-__all__ = ["Evaluation", "check_measure_pools", "evaluate", "evaluate_campaign", "measure_pool"]
+__all__ = ["Evaluation", "check_measure_pools", "evaluate", "evaluate_campaign", "measure_pool",
+           "reads_in_two_passes"]
 
 
 def evaluate(
@@ -139,9 +140,10 @@ def evaluate(
             raise ParameterError("joint=True needs a pool to join: without one, the runs are the campaign")
         # runs read from files keep only the rows the measures read (their judged rows with their ranks...)
         retention = required_rows(measure_list, judgments) if path_specs(runs) is not None and not whole else None
-        if not whole and _two_passes(runs, measure_list, team_map, stream, memory_limit):
-            streamed = stream_campaign(runs, measure_list, pass_two_rows(measure_list, judgments), keep_depth=keep, duplicates=duplicates,
-                                       split_by_tag=split_by_tag, scores=scores, rows=block_rows(memory_limit))
+        if not whole and reads_in_two_passes(runs, measure_list, team_map, stream, memory_limit):
+            streamed = stream_campaign(runs, measure_list, pass_two_rows(measure_list, judgments), keep_depth=keep,
+                                       duplicates=duplicates, split_by_tag=split_by_tag, scores=scores,
+                                       rows=block_rows(memory_limit))
             streamed_evaluation = evaluate_campaign(streamed, judgments, labels, progress=progress)
             streamed_evaluation.whole_runs = False  # read for these measures only
             return streamed_evaluation
@@ -161,9 +163,13 @@ def evaluate(
                              split_by_tag=split_by_tag, progress=progress, unjudged=unjudged, ties=ties)
 
 
-def _two_passes(runs: RunsLike, measures: Sequence[ir_measures.Measure], teams: TeamsLike | None,
-                stream: bool | None, memory_limit: int | str | None) -> bool:
-    """Whether a campaign of ``runs`` is read in two passes (:mod:`ir_rarity.pool.stream`).
+def reads_in_two_passes(runs: RunsLike, measures: Sequence[ir_measures.Measure], teams: TeamsLike | None,
+                        stream: bool | None, memory_limit: int | str | None) -> bool:
+    """Whether a campaign of ``runs`` is read in two passes (:mod:`ir_rarity.pool.stream`): :func:`evaluate`'s rule.
+
+    ``stream`` False never; True always (or refused); None when the runs' rows would not fit ``memory_limit``
+    (:func:`~ir_rarity.pool.stream.should_stream`) and the campaign can be
+    (:func:`~ir_rarity.pool.stream.streamable`). Commands that read a campaign apply this one rule.
 
     Raises:
         ParameterError: ``stream=True`` for a campaign that cannot be (the reason named).

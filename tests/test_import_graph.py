@@ -45,6 +45,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.commands", "ir_rarity.checks"): LAZY_COMMAND,
     ("ir_rarity.cli.commands", "ir_rarity.campaign"): LAZY_COMMAND,
     ("ir_rarity.cli.commands", "ir_rarity.meta.summary"): LAZY_COMMAND,
+    ("ir_rarity.cli.commands", "ir_rarity.pool.stream"): LAZY_COMMAND,
     ("ir_rarity.cli.commands", "ir_rarity.io.frames"): LAZY_COMMAND,
     ("ir_rarity.cli.commands", "ir_rarity.io.datasets"): LAZY_COMMAND,
     ("ir_rarity.cli.commands", "ir_rarity.data"): LAZY_COMMAND,
@@ -92,6 +93,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("ir_rarity.cli.commands", "ir_rarity.cli.report"): LAZY_COMMAND,
     ("ir_rarity.cli.report", "ir_rarity.pool.teams"): LAZY,
     ("ir_rarity.cli.report", "ir_rarity.report.build"): LAZY,
+    ("ir_rarity.cli.report", "ir_rarity.pool.stream"): LAZY,
     ("ir_rarity.cli.report", "ir_rarity.checks"): LAZY,
     # the ir_measures provider is registered by `import ir_rarity`, which ir_measures' start-up hook runs
     ("ir_rarity.integrations.ir_measures_provider", "ir_rarity.pool.resolve"): LAZY,

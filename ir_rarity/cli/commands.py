@@ -5,7 +5,7 @@ Sub-commands::
     ir-rarity eval QRELS RUNS... -m MEASURE... [--pool SPEC... [--joint]] [--depth K] [--teams SPEC] [--format F]
                    [--baseline RUN... | --all-pairs] [--test T] [--correction M] [--ci LEVEL] [--composition]
     ir-rarity pool RUNS... --depth K --out FILE(.csv|.parquet) [--judging-pool FILE]
-    ir-rarity meta QRELS RUNS... --out DIR
+    ir-rarity meta QRELS RUNS... --out DIR [--memory SIZE | --stream]
     ir-rarity demo
     ir-rarity pooling QRELS RUNS... --out DIR [--strategies S...] [--budgets B...]  (see ir_rarity.cli.pooling)
     ir-rarity complementarity QRELS RUNS... --out DIR [-m MEASURE...] [--teams SPEC]  (ir_rarity.cli.complementarity)
@@ -35,7 +35,7 @@ from ir_rarity.cli.complementarity import add_parser as add_complementarity_pars
 from ir_rarity.cli.coverage import add_parser as add_coverage_parser
 from ir_rarity.cli.judges import add_parser as add_judges_parser
 from ir_rarity.cli.metadata import METADATA_HELP, add_metadata_options, run_with_metadata, write_for
-from ir_rarity.cli.options import add_reading_options
+from ir_rarity.cli.options import add_memory_options, add_reading_options, stream_flag
 from ir_rarity.cli.pooling import add_parser as add_pooling_parser
 from ir_rarity.cli.streams import COMMENTED_FILES, one_run_summary, per_query_table
 from ir_rarity.cli.trec_eval import (
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from ir_rarity.engine.result import Evaluation
     from ir_rarity.pool.pool import Pool
+    from ir_rarity.pool.stream import StreamedCampaign
 
 __all__ = ["main"]
 
@@ -207,7 +208,7 @@ def _evaluation(args: argparse.Namespace, measures: dict[Any, str]) -> Evaluatio
                             teams=None if cut and not args.pool else args.teams or None, duplicates=args.duplicates,
                             split_by_tag=None if cut else args.split_by_tag,
                             scores="float64" if args.trec_eval_10 and not (cut and not args.pool) else None,
-                            stream=True if getattr(args, "stream", False) and not cut else None,
+                            stream=None if cut else stream_flag(args),
                             memory_limit=getattr(args, "memory", None),
                             unjudged=unjudged, ties=ties)
         except DegeneratePoolWarning:
@@ -277,7 +278,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         # run's plain means in tsv/jsonl as the ir_measures command prints them
         text = None if args.per_query else ((plain and one_run_summary(result, args.format, args.places))
                                             or eval_table(args, result, order))
-    print(f"{PROG}: {result.describe()}", file=sys.stderr)
+    from ir_rarity.pool.stream import reading_note
+
+    print(f"{PROG}: {result.describe()}{reading_note(result.campaign)}", file=sys.stderr)
     if text is None:  # -q: as ir_measures -q (no header row; the run first when several runs)
         text = per_query_table(result, not args.no_summary, args.format, args.places,
                                caption=f"Computed against the {result.describe()}.")
@@ -398,15 +401,16 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     check_depth(args.cutoff, "--cutoff")
     qrels = as_qrels_frame(args.qrels)
     check_draws(args.trials, "--trials", qrels["query_id"].nunique(), each="queries")  # the stability draw
-    # every analysis stops at rank --cutoff (and counts S_d there): read no deeper
-    pool = _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff,
-                       split_by_tag=args.split_by_tag, trec_eval_10=args.trec_eval_10)
+    pool = _meta_campaign(args)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     result = write_report(pool, qrels, args.out, trials=args.trials, cutoff=args.cutoff, seed=args.seed,
                           plots=not args.no_plots, overwrite=args.overwrite)
+    from ir_rarity.pool.stream import reading_facts, reading_note
     from ir_rarity.provenance import collect, write_folder
 
-    args.provenance_record = collect(args.argv, [i for i in _inputs(args) if i is not None], pool.info().as_dict(),
+    print(f"{PROG}: {pool.info().describe()}{reading_note(pool)}", file=sys.stderr)  # what the report read
+    args.provenance_record = collect(args.argv, [i for i in _inputs(args) if i is not None],
+                                     {**pool.info().as_dict(), **reading_facts(pool)},
                                      absolute_paths=args.absolute_paths, trials=args.trials, cutoff=args.cutoff,
                                      seed=args.seed)  # --metadata FILE writes it too
     write_folder(args.out, args.provenance_record, qrels=args.qrels)
@@ -414,6 +418,28 @@ def _cmd_meta(args: argparse.Namespace) -> int:
     if result is not None:
         print(result)
     return 0
+
+
+def _meta_campaign(args: argparse.Namespace) -> Pool | StreamedCampaign:
+    """The campaign ``meta`` analyses: the runs' pool cut at ``--cutoff``, or read in two passes.
+
+    Two passes by :func:`ir_rarity.evaluate`'s rule (``--stream``, or ``--memory`` the rows would not fit;
+    :func:`~ir_rarity.evaluation.reads_in_two_passes`) for the report's measures, with its refusal (``--teams``).
+    Pass 1 counts S_d at ``--cutoff``; the analyses read the runs' judged rows again from the files
+    (:meth:`StreamedCampaign.judged_pool <ir_rarity.pool.stream.StreamedCampaign.judged_pool>`).
+    """
+    from ir_rarity.evaluation import reads_in_two_passes
+    from ir_rarity.meta.summary import report_measures
+    from ir_rarity.pool.stream import block_rows, stream_campaign
+
+    measures = [parse_measure(m) for _, m, _ in report_measures(args.cutoff)]
+    runs = _runs_spec(args.runs)
+    if reads_in_two_passes(runs, measures, args.teams or None, stream_flag(args), args.memory):
+        return stream_campaign(runs, measures, None, duplicates=args.duplicates, split_by_tag=args.split_by_tag,
+                               scores=_scores(args.trec_eval_10), rows=block_rows(args.memory))
+    # every analysis stops at rank --cutoff (and counts S_d there): read no deeper
+    return _build_pool(args.runs, args.teams, args.duplicates, keep_depth=args.cutoff,
+                       split_by_tag=args.split_by_tag, trec_eval_10=args.trec_eval_10)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -495,12 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--joint", action="store_true",
                    help="with --pool: RUNS join the campaign together (S + k) instead of each on its own")
     p.add_argument("--depth", type=int, help="depth S_d is counted at, for rarity measures that do not set one")
-    p.add_argument("--memory", metavar="SIZE",
-                   help="a memory budget (e.g. 4G): without --pool, run files whose rows (estimated from their sizes) "
-                        "would not fit it are read in two passes: S_d counted first, then a block of runs at a time "
-                        "read, scored and dropped (the same values)")
-    p.add_argument("--stream", action="store_true",
-                   help="without --pool: always read the run files in two passes (see --memory)")
+    add_memory_options(p)
     p.add_argument("-o", "--output-format", "--format", dest="format", metavar="FORMAT", default="tsv",
                    help=f"output format: {', '.join(FORMATS)} (default tsv; -o as in ir_measures)")
     p.add_argument("-q", "--per-query", "--by_query", action="store_true",
@@ -547,6 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="write tables only (no matplotlib figures)")
     _add_absolute_paths_option(p)
     _add_pool_options(p)
+    add_memory_options(p)
     p.set_defaults(func=_cmd_meta)
 
     p = sub.add_parser("demo", help="the main job on the embedded TREC-COVID round 1, no file needed")

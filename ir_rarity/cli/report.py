@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ir_rarity.cli.metadata import write_for
-from ir_rarity.cli.options import add_reading_options
+from ir_rarity.cli.options import add_memory_options, add_reading_options, stream_flag
 from ir_rarity.io.guard import check_outputs, check_stdin_once
 from ir_rarity.stats.names import CORRECTIONS
 
@@ -47,6 +47,7 @@ def add_report_command(subparsers: Any) -> argparse.ArgumentParser:
                    help="a leaderboard CSV (column run) whose categorical columns (runtype, contributed "
                         "judgments...) filter and group the runs")
     add_reading_options(p)
+    add_memory_options(p)
     p.add_argument("--ci", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the queries (1000)")
     p.add_argument("--composition-resamples", type=int, default=100, metavar="N",
@@ -102,12 +103,15 @@ def run(args: argparse.Namespace) -> int:
                    resamples=args.resamples, composition_resamples=args.composition_resamples, trials=args.trials,
                    seed=args.seed, pooling=not args.no_pooling, budgets=args.budgets, title=args.title,
                    complementarity=args.complementarity, judges=args.judges,
-                   command=_command(args),
+                   stream=stream_flag(args), memory_limit=args.memory, command=_command(args),
                    progress=False if args.quiet else None)
     if getattr(args, "metadata", None) is not None:  # the measures, test and correction the report used
         write_for(args, built.provenance, **_evaluation_facts(built))
+    from ir_rarity.pool.stream import reading_note
+
+    evaluation = built.data.evaluation
     print(f"{PROG}: report: wrote {args.out} ({built.size / 1e6:.1f} MB) in {built.seconds:.1f} s; "
-          f"{built.data.evaluation.describe()}", file=sys.stderr)
+          f"{evaluation.describe()}{reading_note(evaluation.campaign)}", file=sys.stderr)
     return 0
 
 

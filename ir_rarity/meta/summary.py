@@ -32,7 +32,7 @@ from ir_rarity.meta.robustness import DEFAULT_SIZES, robustness_tables, syntheti
 from ir_rarity.meta.stability import stability
 from ir_rarity.pool import pool_for_rows
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.stream import StreamedCampaign
+from ir_rarity.pool.stream import TWO_PASSES, StreamedCampaign
 from ir_rarity.progress import counter
 from ir_rarity.tables import render_frame
 
@@ -85,6 +85,8 @@ class MetaReport:
         n_runs: Runs of the pool.
         num_systems: Systems S of the pool.
         n_queries: Judged queries (columns of every score matrix).
+        two_passes: The runs were read in two passes (:class:`~ir_rarity.pool.stream.StreamedCampaign`): the
+            tables are the in-memory campaign's, and the header says how they were read.
 
     """
 
@@ -103,6 +105,7 @@ class MetaReport:
     n_runs: int
     num_systems: int
     n_queries: int
+    two_passes: bool = False
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The five tables by the name of their CSV file (without ``.csv``)."""
@@ -237,7 +240,7 @@ def compute_report(
     return MetaReport(tau_alpha=curve, discriminative_power=power, stability=stab, robustness=robust,
                       synthetic=synthetic, query=query, cutoff=cutoff, alphas=tuple(alpha_values), trials=trials,
                       sizes=usable, fuzziness=fuzziness, seed=seed, n_runs=len(pool), num_systems=pool.num_systems,
-                      n_queries=next(iter(scores.values())).shape[1])
+                      n_queries=next(iter(scores.values())).shape[1], two_passes=isinstance(pool, StreamedCampaign))
 
 
 # ------------------------------------------------------------------------------------------------ writing
@@ -294,11 +297,12 @@ def _figure(plots: bool, name: str, caption: str) -> str:
 
 def _header(report: MetaReport) -> list[str]:
     k = report.cutoff
+    read = f" ({TWO_PASSES})" if report.two_passes else ""
     return [
         "# Meta-evaluation of the rarity measures",
         "",
-        f"Pool: {report.n_runs} runs, S = {report.num_systems} systems; {report.n_queries} judged queries; cutoff "
-        f"k = {k} (S_d counted at depth {k}). Analyses of Türkmen, Lease & Kutlu, ECIR 2023. P@{k} and AP@{k} "
+        f"Pool: {report.n_runs} runs, S = {report.num_systems} systems{read}; {report.n_queries} judged queries; "
+        f"cutoff k = {k} (S_d counted at depth {k}). Analyses of Türkmen, Lease & Kutlu, ECIR 2023. P@{k} and AP@{k} "
         f"are the rarity measures at alpha = 0, equal to trec_eval's values. Seed {report.seed}.",
         "",
     ]

@@ -52,8 +52,9 @@ from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.spill import Spill, kept_rows
 from ir_rarity.pool.vocabulary import Vocabulary
 
-__all__ = ["BYTES_PER_ROW", "Counts", "StreamedCampaign", "block_rows", "count_depths", "count_files", "estimate_rows",
-           "file_blocks", "parse_memory", "pass_two_rows", "should_stream", "stream_campaign", "streamable"]
+__all__ = ["BYTES_PER_ROW", "TWO_PASSES", "Counts", "StreamedCampaign", "block_rows", "count_depths", "count_files",
+           "estimate_rows", "file_blocks", "parse_memory", "pass_two_rows", "reading_facts", "reading_note",
+           "should_stream", "stream_campaign", "streamable"]
 
 BYTES_PER_ROW = 56
 """Bytes an in-memory campaign holds per row it reads (44-56 measured at 500 and 1,000 synthetic runs, whole-ranking
@@ -469,6 +470,41 @@ class StreamedCampaign:
             raise ParameterError(f"{self!r} is a part of a campaign: its judged rows are the whole campaign's")
         return judged_pool(self._files, qrels, depth=depth, judged_depth=judged_depth, duplicates=self._duplicates,
                            split_by_tag=self._split_by_tag, scores=self._scores)
+
+    def for_measures(self, measures: Sequence[Any], judgments: Judgments) -> StreamedCampaign:
+        """These runs' files read in two passes again, for other measures (the rows they read, as the blocks here).
+
+        What scores measures whose rows the first reading did not keep (``Judged@k`` reads every row of the top k,
+        its ties too), a block at a time: memory stays one block, whatever the number of runs.
+
+        Raises:
+            ParameterError: a part of a campaign (its S_d would be its own).
+
+        """
+        if len(self._names) != self._num_systems:
+            raise ParameterError(f"{self!r} is a part of a campaign: read the whole campaign for other measures")
+        kept = pass_two_rows(measures, judgments)
+        spill = Spill() if kept is not None else None
+        counts = count_files(self._files, count_depths(measures), duplicates=self._duplicates,
+                             split_by_tag=self._split_by_tag, scores=self._scores, blocks=self._blocks, keep=kept,
+                             spill=spill)
+        return StreamedCampaign(self._files, counts, kept, duplicates=self._duplicates,
+                                split_by_tag=self._split_by_tag, scores=self._scores, blocks=self._blocks, spill=spill)
+
+
+TWO_PASSES = "runs read in two passes"
+"""What an output computed against a campaign read in two passes says beside the campaign's description (S, depth,
+runs): the values are the in-memory campaign's, read as :class:`StreamedCampaign` reads them."""
+
+
+def reading_note(campaign: object) -> str:
+    """``'; runs read in two passes'`` for a :class:`StreamedCampaign` (else ``''``), to follow its description."""
+    return f"; {TWO_PASSES}" if isinstance(campaign, StreamedCampaign) else ""
+
+
+def reading_facts(campaign: object) -> dict[str, str]:
+    """``{'read': 'two passes'}`` for a :class:`StreamedCampaign` (else none): the provenance's pool facts add it."""
+    return {"read": "two passes"} if isinstance(campaign, StreamedCampaign) else {}
 
 
 def block_rows(memory_limit: int | str | None) -> int:

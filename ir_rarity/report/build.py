@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ir_rarity.errors import ParameterError, RarityWarning
-from ir_rarity.evaluation import evaluate
+from ir_rarity.evaluation import evaluate, reads_in_two_passes
+from ir_rarity.io.datasets import expand_official
 from ir_rarity.io.files import write_atomic
+from ir_rarity.measures.parse import measure_labels
+from ir_rarity.pool.stream import reading_facts
 from ir_rarity.pool.teams import read_teams
 from ir_rarity.provenance import Provenance, collect
 from ir_rarity.report.charts import check_plotly
@@ -90,12 +93,20 @@ def _inputs(runs: Any, qrels: Any, teams: Any) -> list[str]:
 
 
 def _evaluate(runs: Any, qrels: Any, measures: Any, teams: Any, split_by_tag: bool | None, duplicates: Any,
-              progress: bool | None) -> tuple[Evaluation, list[str]]:
-    """The one evaluation, and the texts of the warnings it gave (shown in the report, and warned again)."""
+              progress: bool | None, stream: bool | None = None, memory_limit: int | str | None = None
+              ) -> tuple[Evaluation, list[str]]:
+    """The one evaluation, and the texts of the warnings it gave (shown in the report, and warned again).
+
+    Read in two passes by :func:`ir_rarity.evaluate`'s rule (:func:`~ir_rarity.evaluation.reads_in_two_passes`,
+    its refusal included); then without what the scores leave to unjudged documents, which reads whole runs.
+    """
+    two_passes = reads_in_two_passes(runs, list(measure_labels(expand_official(measures, qrels))), teams, stream,
+                                     memory_limit)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RarityWarning)
         evaluation = evaluate(runs, qrels, measures, teams=teams, split_by_tag=split_by_tag, duplicates=duplicates,
-                              progress=progress, unjudged=True)
+                              progress=progress, unjudged=not two_passes, stream=two_passes,
+                              memory_limit=memory_limit if two_passes else None)
     texts = []
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -130,6 +141,8 @@ def report(
     title: str = "ir_rarity campaign report",
     command: str | Sequence[str] | None = None,
     progress: bool | None = None,
+    stream: bool | None = None,
+    memory_limit: int | str | None = None,
 ) -> Report:
     """A self-contained HTML report of a campaign: leaderboard, rarity, uncertainty, depth, pooling, meta-evaluation.
 
@@ -170,6 +183,11 @@ def report(
         title: The page title.
         command: The command line recorded in the provenance (default: this call).
         progress: Progress bars on stderr (None: on a terminal only).
+        stream: Read the run files in two passes (:func:`ir_rarity.evaluate`'s ``stream``: True always, False
+            never, None when they would not fit ``memory_limit``); the unjudged shares and bounds, which read
+            whole runs, are then left out (the section says so), and the analyses that re-score the runs read
+            their judged rows again from the files.
+        memory_limit: A memory budget (``'4G'``), as :func:`ir_rarity.evaluate` takes it.
 
     Returns:
         The :class:`Report` (``.html``, ``.save(path)``, shown inline in Jupyter).
@@ -187,9 +205,7 @@ def report(
         if runs is None or qrels is None:
             raise ParameterError("give runs and qrels, or evaluation=")
         evaluation, found = _evaluate(runs, qrels, with_bases(measures if measures is not None else DEFAULT_MEASURES),
-                                      teams,
-                                      split_by_tag,
-                                      duplicates, progress)
+                                      teams, split_by_tag, duplicates, progress, stream, memory_limit)
     defaults = Settings()
     if correction is not None and correction not in CORRECTIONS:
         raise ParameterError(f"unknown correction {correction!r}; choose from {', '.join(CORRECTIONS)}")
@@ -207,7 +223,7 @@ def report(
         data.timings = {"evaluate": evaluated, **data.timings}
     provenance = collect(command if command is not None else "ir_rarity.report(...)",
                          list(dict.fromkeys(_inputs(runs, qrels, teams) + _inputs([], None, leaderboard))),
-                         evaluation.attrs(),
+                         {**evaluation.attrs(), **reading_facts(evaluation.campaign)},
                          measures=data.labels, baselines=data.baselines,
                          correction=data.leaderboard.settings["correction"] if data.leaderboard else None,
                          ci=ci, resamples=resamples,

@@ -24,7 +24,9 @@ from ir_rarity.compare.table import CampaignTable
 from ir_rarity.compare.uncertainty import depends_on_pool
 from ir_rarity.engine.judgments import Judgments
 from ir_rarity.engine.result import Evaluation
+from ir_rarity.pool.judged import pool_for_rows
 from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.stream import StreamedCampaign
 from ir_rarity.progress import counter
 from ir_rarity.report.sections import SECTIONS
 
@@ -151,6 +153,7 @@ class ReportData:
     notes: dict[str, list[str]] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     _judgments: Judgments | None = field(default=None, init=False, repr=False, compare=False)
+    _judged_rows: Pool | None = field(default=None, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ shortcuts
     @property
@@ -158,6 +161,23 @@ class ReportData:
         """The campaign's runs, when the evaluation kept them (analyses that re-score need them)."""
         campaign = self.evaluation.campaign
         return campaign if isinstance(campaign, Pool) else None
+
+    def rows_pool(self) -> Pool | None:
+        """The pool an analysis of the runs' judged rows reads: :attr:`pool`, or one read again from the files.
+
+        Runs read in two passes give the pool of every run's judged rows (:func:`~ir_rarity.pool.pool_for_rows`),
+        read once and kept: its S_d of judged pairs and every run's judged rows with their ranks are the whole
+        campaign's, so what reads no unjudged row (unique relevant documents, tau vs. alpha) gives the in-memory
+        values.
+        """
+        if self.pool is not None:
+            return self.pool
+        campaign = self.evaluation.campaign
+        if not isinstance(campaign, StreamedCampaign) or self.judgments is None:
+            return None
+        if self._judged_rows is None:
+            self._judged_rows = pool_for_rows(campaign, self.judgments)
+        return self._judged_rows
 
     @property
     def judgments(self) -> Judgments | None:

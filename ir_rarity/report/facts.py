@@ -73,7 +73,7 @@ def compact_lines(provenance: Provenance) -> list[str]:
     lines += _inputs(list(facts.get("inputs") or []))
     pool = facts.get("pool") or {}
     if pool:
-        shown = {k: pool[k] for k in ("S", "systems", "runs", "depths", "scores") if k in pool}
+        shown = {k: pool[k] for k in ("S", "systems", "runs", "depths", "scores", "read") if k in pool}
         lines.append("pool: " + ", ".join(f"{k} {json.dumps(v)}" for k, v in shown.items()))
     for key, value in (facts.get("extra") or {}).items():
         lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")

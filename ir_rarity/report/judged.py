@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ir_rarity.evaluation import evaluate_campaign
+from ir_rarity.measures.parse import parse_measure
+from ir_rarity.pool.pool import Pool
+from ir_rarity.pool.stream import StreamedCampaign
 from ir_rarity.report.markup import frame_table
 
 if TYPE_CHECKING:
@@ -32,12 +35,14 @@ def cutoffs(data: ReportData) -> list[int]:
 
 def gather(data: ReportData) -> None:
     """Fill ``data.judged``: Judged@k of every run (rows in leaderboard order) at every :func:`cutoffs` k."""
-    pool, judgments = data.pool, data.judgments
-    if pool is None or judgments is None:
+    campaign, judgments = data.evaluation.campaign, data.judgments
+    names = [f"Judged@{k}" for k in cutoffs(data)]
+    if isinstance(campaign, StreamedCampaign) and judgments is not None:  # every row of the top k, a block at a time
+        campaign = campaign.for_measures([parse_measure(n) for n in names], judgments)
+    elif not isinstance(campaign, Pool) or judgments is None:
         data.note("judged", "Judged@k needs the campaign's runs (a pool built from run files) and its qrels")
         return
-    names = [f"Judged@{k}" for k in cutoffs(data)]
-    scored = evaluate_campaign(pool, judgments, names, progress=False).table()
+    scored = evaluate_campaign(campaign, judgments, names, progress=False).table()
     order = list(data.table.index) if data.table is not None else list(scored.index)
     frame = scored.loc[[r for r in order if r in scored.index], names].reset_index()
     frame.insert(1, "team", [data.teams.get(r, r) for r in frame["run"]])

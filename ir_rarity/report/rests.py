@@ -18,6 +18,7 @@ import pandas as pd
 
 from ir_rarity.compare.rests import undecided_pairs
 from ir_rarity.errors import ParameterError
+from ir_rarity.pool.stream import TWO_PASSES, reading_note
 from ir_rarity.report.markup import frame_table
 
 if TYPE_CHECKING:
@@ -33,6 +34,10 @@ MARK = "≈"
 def gather(data: ReportData) -> None:
     """Fill ``data.unjudged``: one row per run (leaderboard order), and the neighbours judged documents leave open."""
     ev = data.evaluation
+    if reading_note(ev.campaign):
+        data.note("unjudged", f"not gathered ({TWO_PASSES}): the unjudged shares and bounds read every row of the "
+                              "runs (drop --stream or raise --memory)")
+        return
     try:
         shares = {m: ev.unjudged(m)["unjudged"] for m in ev.measures}
         bounds = {m: ev.bounds(m) for m in ev.measures}

@@ -30,7 +30,7 @@ from ir_rarity.meta.curves import tau_alpha_curve
 from ir_rarity.meta.discriminative import discriminative_power
 from ir_rarity.meta.stability import stability
 from ir_rarity.pool.pool import Pool
-from ir_rarity.pool.stream import StreamedCampaign
+from ir_rarity.pool.stream import TWO_PASSES, StreamedCampaign, reading_note
 from ir_rarity.report import charts, complementarity, gain, groups, judged, rests, topics
 from ir_rarity.report import judges as judges_section
 from ir_rarity.report.facts import compact_lines
@@ -287,7 +287,7 @@ def _gather_glance(data: ReportData) -> None:
     info = ev.info
     qrels = ev.qrels if ev.qrels is not None else pd.DataFrame(columns=["query_id", "doc_id", "relevance"])
     depths = attrs.get("depths") or []
-    rows = [("campaign", ev.describe()),
+    rows = [("campaign", ev.describe() + reading_note(ev.campaign)),
             ("systems S", f"{info.num_systems} ({info.systems})"),
             ("runs", str(len(ev.names))),
             ("teams", str(len(set(data.teams.values())))),
@@ -359,7 +359,7 @@ def _gather_rarity(data: ReportData) -> None:
 
 
 def _gather_unique(data: ReportData) -> None:
-    pool, ev = data.pool, data.evaluation
+    pool, ev = data.rows_pool(), data.evaluation  # relevant rows within the depth: judged rows suffice
     judgments = data.judgments
     if pool is None or ev.qrels is None or judgments is None:
         data.note("unique", "needs the campaign's runs (a pool built from run files)")
@@ -426,7 +426,9 @@ def _gather_pooling(data: ReportData) -> None:
         data.note("pooling", "not computed (pooling=False, --no-pooling)")
         return
     if pool is None:
-        data.note("pooling", "needs the campaign's runs (a pool built from run files)")
+        data.note("pooling", f"needs every row of the runs down to the budgets, held in memory ({TWO_PASSES}: drop "
+                             "--stream or raise --memory)" if reading_note(ev.campaign)
+                  else "needs the campaign's runs (a pool built from run files)")
         return
     sim = simulate(pool, data.judgments, list(s.strategies), list(s.budgets), seed=s.seed)
     data.pooling["found"] = sim.table()
@@ -440,7 +442,7 @@ def _gather_pooling(data: ReportData) -> None:
 
 
 def _gather_meta(data: ReportData) -> None:
-    pool, ev, s = data.pool, data.evaluation, data.settings
+    pool, ev, s = data.rows_pool(), data.evaluation, data.settings  # tau vs. alpha reads judged rows
     if pool is not None and data.pooled():
         data.tau_alpha = tau_alpha_curve(pool, data.judgments, s.alphas, data.depth())
     else:

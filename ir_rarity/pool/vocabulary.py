@@ -84,6 +84,29 @@ class Vocabulary:
         keyed = leading_bytes(values, len(prefix))
         return None if keyed.zero else keyed.key
 
+    def _exact_lookup(self, values: Any) -> np.ndarray:
+        """The code of each of ``values`` by exact keys, -1 for one the exact keys do not cover (never added).
+
+        A lookup that changes nothing: a campaign's vocabulary is read by several blocks at once (Dask's threads),
+        which must never see it half moved to hashes.
+        """
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        prefix = self._prefix or b""
+        lengths = pc.binary_length(values).to_numpy(zero_copy_only=False)
+        covered = (pc.starts_with(values, prefix.decode("utf-8")).to_numpy(zero_copy_only=False)
+                   & (lengths - len(prefix) <= 8)
+                   & ~pc.match_substring(values, "\x00").to_numpy(zero_copy_only=False))
+        codes = np.full(len(values), -1, dtype=np.int64)
+        rows = np.flatnonzero(covered)
+        if len(rows) and len(self.hashes):
+            keys = leading_bytes(values.take(pa.array(rows)), len(prefix)).key
+            at = np.minimum(search_sorted(self.hashes, keys), len(self.hashes) - 1)
+            found = self.hashes[at] == keys
+            codes[rows[found]] = self.codes[at[found]]
+        return codes
+
     def _to_hashes(self) -> None:
         """Key every string seen so far by its hash from now on.
 
@@ -103,6 +126,8 @@ class Vocabulary:
     def coded(self, strings: pd.Index, add: bool = True) -> np.ndarray:
         """The code of each of a block's distinct strings: new strings get the next codes (-1 without ``add``).
 
+        Without ``add`` the vocabulary is only read (its keys stay as they are), so lookups may run at once.
+
         Raises:
             InputError: two strings of one hash.
 
@@ -115,6 +140,8 @@ class Vocabulary:
         values = one_array(pa.array(strings.array if isinstance(strings.dtype, pd.StringDtype) else  # Arrow's own
                                     np.asarray(strings, dtype=object)).cast(pa.large_string()))
         hashes = self._exact_keys(values)
+        if hashes is None and self._prefix is not None and not add:  # a lookup never moves the keys to hashes
+            return self._exact_lookup(values)
         if hashes is None:
             if self._prefix is not None:
                 self._to_hashes()

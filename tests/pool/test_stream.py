@@ -385,3 +385,43 @@ def test_pair_counts_are_the_counts_table(tmp_path: Path) -> None:
         assert (np.diff(keys) > 0).all()
         assert list(zip(queries[keys >> 32], docs[keys & ((1 << 32) - 1)], s_d.tolist(), strict=True)) == list(
             zip(table["query_id"], table["doc_id"], table["S_d"], strict=True))
+
+
+
+def test_lookups_leave_the_vocabulary_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lookup (``add=False``) of strings the exact keys do not cover finds none of them and moves nothing to hashes.
+
+    Pass 2 looks the qrels' query ids up (``R_rare``), on several of Dask's threads at once: a lookup that moved the
+    keys to hashes let another see the keys half moved (its strings not found: S_d of 0). Here a lookup that hashes
+    waits until the other lookup has run.
+    """
+    import threading
+
+    vocabulary = vocabulary_module.Vocabulary()
+    assert vocabulary.coded(pd.Index(["q0", "q1", "q2"])).tolist() == [0, 1, 2]
+    assert vocabulary.exact
+    inside, done = threading.Event(), threading.Event()
+    real = vocabulary_module.string_hashes
+
+    def held(strings: pd.Index) -> np.ndarray:
+        if not inside.is_set():  # the first lookup that hashes waits for the other
+            inside.set()
+            done.wait(5)
+        return real(strings)
+
+    monkeypatch.setattr(vocabulary_module, "string_hashes", held)
+    found: dict[str, list[int]] = {}
+
+    def long_ids() -> None:
+        found["long"] = vocabulary.coded(pd.Index(["q1", "q-unretrieved", "q\x00", "é"]), add=False).tolist()
+
+    thread = threading.Thread(target=long_ids)
+    thread.start()
+    inside.wait(0.5)
+    found["short"] = vocabulary.coded(pd.Index(["q2", "q0", "q3"]), add=False).tolist()
+    done.set()
+    thread.join()
+    assert found == {"long": [1, -1, -1, -1], "short": [2, 0, -1]}
+    assert vocabulary.exact and vocabulary.size == 3
+    assert vocabulary.coded(pd.Index(["q-unretrieved", "q2"])).tolist() == [3, 2]  # an addition moves to hashes
+    assert not vocabulary.exact

@@ -560,7 +560,7 @@ def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicat
     (:func:`~ir_rarity.pool.spill.kept_rows`), so pass 2 does not parse the files again.
 
     Raises:
-        InputError: unreadable runs, or two runs of one name.
+        InputError: unreadable runs, or two runs of one name (the ``spill`` is then removed).
 
     """
     cut = None if None in depths else max([d for d in depths if d is not None], default=1)
@@ -576,19 +576,24 @@ def count_files(files: Sequence[Path], depths: Sequence[int | None], *, duplicat
         release_freed_memory()  # the block's freed pages handed back: what stays is the counts
 
     # a block is counted and spilled while the next is read: at most two blocks are held
-    with ThreadPoolExecutor(1, thread_name_prefix="ir_rarity-count") as counter:
-        pending: Future[None] | None = None
-        for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
-            block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag,
-                                   progress=False, scores=scores, keep_depth=None if read is not None else cut,
-                                   retention=read)
-            counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="ir_rarity-count") as counter:
+            pending: Future[None] | None = None
+            for a, b in (file_blocks(files, split_by_tag) if blocks is None else blocks):
+                block = Pool.from_runs(list(files[a:b]), duplicates=duplicates, split_by_tag=split_by_tag,
+                                       progress=False, scores=scores, keep_depth=None if read is not None else cut,
+                                       retention=read)
+                counts.add_runs([block.names] if split_by_tag else [[run_name_from_path(p)] for p in files[a:b]])
+                if pending is not None:
+                    pending.result()
+                pending = counter.submit(counted, block, str(files[a]))
+                del block
             if pending is not None:
                 pending.result()
-            pending = counter.submit(counted, block, str(files[a]))
-            del block
-        if pending is not None:
-            pending.result()
+    except BaseException:  # the spill goes now, not when the error (which holds it) is dropped; the thread is done
+        if spill is not None:
+            spill.close()
+        raise
     return counts
 
 

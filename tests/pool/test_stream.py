@@ -425,3 +425,39 @@ def test_lookups_leave_the_vocabulary_as_it_is(monkeypatch: pytest.MonkeyPatch) 
     assert vocabulary.exact and vocabulary.size == 3
     assert vocabulary.coded(pd.Index(["q-unretrieved", "q2"])).tolist() == [3, 2]  # an addition moves to hashes
     assert not vocabulary.exact
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_an_error_of_pass_one_removes_the_spill_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad line in a later file, two runs of one name, two strings of one hash (raised on the counting thread):
+    the in-memory path's one-line error, and no spill left, even while the error is held (a notebook keeps it)."""
+    import tempfile
+
+    spills = tmp_path / "tmp"
+    spills.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spills))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR is read again
+    files, qrels = _campaign(tmp_path / "c", n_runs=6)
+    measures = ["P@10", "AP_rare", "P_rare@20"]
+    bad = [*files[:5], tmp_path / "c" / "late"]
+    bad[5].write_text(files[5].read_text() + "q1 Q0 d3 1\n")  # a line of 4 fields, in the last block
+    other, _ = _campaign(tmp_path / "o", n_runs=1)
+    with pytest.raises(InputError) as memory:
+        ir_rarity.evaluate(bad, qrels, measures)
+    with pytest.raises(InputError) as streamed:
+        ir_rarity.evaluate(bad, qrels, measures, stream=True)
+    assert str(streamed.value) == str(memory.value) and "late:" in str(memory.value)
+    assert list(spills.iterdir()) == []
+    with pytest.raises(InputError, match="two runs are named 'run0'"):
+        ir_rarity.evaluate([*files, other[0]], qrels, measures, stream=True)
+    assert list(spills.iterdir()) == []
+
+    def one_hash(strings: pd.Index) -> np.ndarray:  # every string one hash: the docnos' vocabulary refuses a block
+        return np.zeros(len(strings), dtype=np.uint64)
+
+    monkeypatch.setattr(vocabulary_module, "string_hashes", one_hash)
+    long_docnos = tmp_path / "c" / "long"  # no shared prefix of 8 bytes: hashed, on the thread that counts
+    long_docnos.write_text("q1 Q0 a-long-docno-1 1 2.0 long\nq1 Q0 b-long-docno-2 2 1.0 long\n")
+    with pytest.raises(InputError, match="hash"):
+        ir_rarity.evaluate([*files, long_docnos], qrels, measures, stream=True)
+    assert list(spills.iterdir()) == []

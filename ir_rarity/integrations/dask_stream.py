@@ -44,14 +44,41 @@ __all__ = ["evaluate_two_passes_with_dask"]
 
 
 def _counted(files: list[Path], depths: list[int | None], blocks: list[tuple[int, int]], keep: Retention | None,
-             options: dict[str, Any]) -> tuple[Counts, Spill | None]:
-    """Pass 1 of a run of blocks: their counts, and the rows pass 2 reads, written on this worker's disk."""
-    spill = Spill(owned=False) if keep is not None else None  # removed by the task of pass 2 that reads it
+             options: dict[str, Any], caller: int = -1) -> tuple[Counts, Spill | None]:
+    """Pass 1 of a run of blocks: their counts, and the rows pass 2 reads, written on this worker's disk.
+
+    The spill is removed by the task of pass 2 that reads it (or :func:`_discard`, when pass 2 does not run). In
+    the process of the caller (its id ``caller``: Dask's default threads), it is also removed when dropped, so a
+    failed task elsewhere leaves none behind.
+    """
+    spill = Spill(owned=os.getpid() == caller) if keep is not None else None
     return count_files(files, depths, blocks=blocks, keep=keep, spill=spill, **options), spill
 
 
 def _counts(counted: tuple[Counts, Spill | None]) -> Counts:
     return counted[0]
+
+
+def _discarded(counted: tuple[Counts, Spill | None]) -> None:
+    """Remove the spill of a task of pass 1 whose task of pass 2 will not run (on the machine that wrote it)."""
+    spill = counted[1]
+    if spill is not None and spill.host == socket.gethostname():
+        spill.close()
+
+
+def _discard(persisted: list[Any]) -> None:
+    """:func:`_discarded` of every result of pass 1: those computed here at once, those persisted where they lie."""
+    from dask.delayed import Delayed, delayed
+
+    on_workers = [delayed(_discarded)(c) for c in persisted if isinstance(c, Delayed)]
+    for c in persisted:
+        if not isinstance(c, Delayed):
+            _discarded(c)
+    if on_workers:
+        from distributed import get_client
+
+        client: Any = get_client()
+        client.gather(client.compute(on_workers), errors="skip")  # a failed task's: nothing to remove
 
 
 def _merged(a: Counts, b: Counts) -> Counts:
@@ -123,19 +150,23 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
     options = {"duplicates": duplicates, "split_by_tag": split_by_tag, "scores": precision}
     retention = pass_two_rows(measure_list, judgments)
     counted = [delayed(_counted)(files[a:b], depths, [(x - a, y - a) for x, y in blocks if a <= x < b], retention,
-                                 options) for a, b in groups]
+                                 options, os.getpid()) for a, b in groups]
     persisted = _persist(counted)  # kept where each was computed, for the task of pass 2 that reads its spill
-    level = [delayed(_counts)(c) for c in persisted]
-    while len(level) > 1:  # a tree: every merge adds the counts of the files after it
-        level = [delayed(_merged)(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
-                 for i in range(0, len(level), 2)]
-    (counts,) = compute(level[0])
-    campaign = StreamedCampaign(files, counts, retention, duplicates=duplicates, split_by_tag=split_by_tag,
-                                scores=precision, blocks=blocks)
-    texts = list(labels.values())
-    shared = _shared(campaign)
-    parts = compute(*[delayed(_scored)(shared, a, b, c, judgments.frame, texts)
-                      for (a, b), c in zip(groups, persisted, strict=True)])
+    try:
+        level = [delayed(_counts)(c) for c in persisted]
+        while len(level) > 1:  # a tree: every merge adds the counts of the files after it
+            level = [delayed(_merged)(level[i], level[i + 1]) if i + 1 < len(level) else level[i]
+                     for i in range(0, len(level), 2)]
+        (counts,) = compute(level[0])
+        campaign = StreamedCampaign(files, counts, retention, duplicates=duplicates, split_by_tag=split_by_tag,
+                                    scores=precision, blocks=blocks)
+        texts = list(labels.values())
+        shared = _shared(campaign)
+        parts = compute(*[delayed(_scored)(shared, a, b, c, judgments.frame, texts)
+                          for (a, b), c in zip(groups, persisted, strict=True)])
+    except BaseException:  # pass 2 will not read the spills (a task failed): they go now
+        _discard(persisted)
+        raise
     names = [n for part in parts for n in part[0]]
     measure_of = {text: m for m, text in labels.items()}  # the values in the order the engine gives them
     values = {measure_of[text]: np.vstack([part[1][text] for part in parts]) for text in parts[0][1]}

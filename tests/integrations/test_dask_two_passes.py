@@ -99,3 +99,71 @@ def test_worker_processes_read_their_own_spill(tmp_path: Path, monkeypatch: pyte
         got = evaluate_two_passes_with_dask(files, qrels, measures, tasks=4)
     _same(expected, got)
     assert list(spills.iterdir()) == []  # every task of pass 2 removed its spill
+
+
+def _spills(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("ir_rarity_pass2_"))
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("processes", [None, True])
+def test_a_failed_task_leaves_no_spill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, processes: bool | None
+                                       ) -> None:
+    """A bad line in the last file fails one task of pass 1: the other tasks' spills go too (no client, workers).
+
+    Without a client, the spills are the results Dask's scheduler held, removed once the error (which holds them)
+    is dropped; on workers, at once.
+    """
+    import tempfile
+
+    files, qrels = _campaign(tmp_path / "c", n_runs=8)
+    files[-1].write_text(files[-1].read_text() + "q1 Q0 d3 1\n")
+    spills = tmp_path / "tmp"
+    spills.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spills))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    measures = ["P@10", "AP_rare", "P_rare@20"]
+    with pytest.raises(ir_rarity.InputError) as memory:
+        ir_rarity.evaluate(files, qrels, measures)
+    if processes is None:  # no client: Dask's scheduler in this process (one task after another: none left running)
+        import dask
+
+        with dask.config.set(scheduler="synchronous"), pytest.raises(ir_rarity.InputError) as failed:
+            evaluate_two_passes_with_dask(files, qrels, measures, tasks=4)
+    else:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+                                      ) as cluster, distributed.Client(cluster), \
+                pytest.raises(ir_rarity.InputError) as failed:
+            evaluate_two_passes_with_dask(files, qrels, measures, tasks=4)
+    assert str(failed.value) == str(memory.value)
+    import gc
+    del failed
+    gc.collect()
+    assert _spills(spills) == []
+
+
+def test_a_task_of_pass_two_run_again_reads_the_files(tmp_path: Path) -> None:
+    """A task of pass 2 run twice (Dask retries it): the first removes the spill, the second reads the files."""
+    from ir_rarity.engine import Judgments
+    from ir_rarity.integrations import dask_stream
+    from ir_rarity.measures.parse import parse_measure
+
+    files, qrels = _campaign(tmp_path / "c", n_runs=4)
+    measures = ["P@10", "Judged@5", "AP_rare", "R_rare@20"]
+    expected = ir_rarity.evaluate(files, qrels, measures)
+    parsed = [parse_measure(m) for m in measures]
+    judgments = Judgments(qrels)
+    keep = stream_module.pass_two_rows(parsed, judgments)
+    counted = dask_stream._counted(files, stream_module.count_depths(parsed), [(0, 2), (2, 4)], keep, {})
+    spill = counted[1]
+    assert spill is not None and spill.folder.exists()
+    campaign = stream_module.StreamedCampaign(files, counted[0], keep, duplicates="error", split_by_tag=None,
+                                              scores="float32", blocks=[(0, 2), (2, 4)])
+    first = dask_stream._scored(campaign, 0, 4, counted, judgments.frame, measures)
+    assert not spill.folder.exists()
+    again = dask_stream._scored(campaign, 0, 4, counted, judgments.frame, measures)
+    labelled = {expected.label(m): v for m, v in expected.values.items()}
+    assert sorted(labelled) == sorted(measures)
+    for values in (first[1], again[1]):
+        for text in measures:
+            assert values[text].tobytes() == labelled[text].tobytes(), text

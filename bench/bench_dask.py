@@ -18,14 +18,17 @@ import argparse
 import os
 import time
 
+from ir_rarity.engine.pages import allocator_environ
+
 TARGET = 4.0
 TWO_PASSES_TARGET = 2.0
 MEASURES = ["P_rare@100", "AP_rare@100", "P@10", "nDCG@10"]  # those of bench_campaign.dask_row
 WHOLE = ["P@10", "AP", "RR", "nDCG@10", "P_rare@100", "AP_rare"]  # those of bench_scale.py's scale rows
-# as bench_campaign.dask_row: P2P shuffle, spill early, never pause, Arrow's system allocator in the workers
+# as bench_campaign.dask_row: P2P shuffle, spill early, never pause, Arrow's system allocator in the workers; and
+# glibc keeping 16 MiB of freed heap in the workers, as the command line keeps it (ir_rarity.engine.allocator_environ)
 SETTINGS = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": 0.6,
             "distributed.worker.memory.pause": False, "dataframe.shuffle.method": "p2p",
-            "distributed.nanny.pre-spawn-environ.ARROW_DEFAULT_MEMORY_POOL": "system"}
+            **{f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in allocator_environ().items()}}
 
 
 def main() -> None:

@@ -26,7 +26,8 @@ Row sources scored by the one rule
     :func:`per_row_search_length` (ASL per relevant document),
     :func:`drawn_values`, :func:`drawn_interval`, :func:`can_draw` (judgments drawn for the unjudged documents).
 Process
-    :func:`tune_allocator` (the command line's allocator settings).
+    :func:`tune_allocator` (the command line's allocator settings), :func:`allocator_environ` (the same, as
+    environment variables for processes started later: Dask's workers).
 """
 
 from typing import TYPE_CHECKING
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from ir_rarity.engine.members import one_member_notice
     from ir_rarity.engine.names import COVERS, COVERS_CHOICES, DUPLICATES, DUPLICATES_HELP
     from ir_rarity.engine.one_run import CountsCampaign, score_run
-    from ir_rarity.engine.pages import tune_allocator
+    from ir_rarity.engine.pages import allocator_environ, tune_allocator
     from ir_rarity.engine.qrels import UNJUDGED, EncodedQrels, is_relevant
     from ir_rarity.engine.relabelled import Restrictor, pool_qrels, restricted_scores
     from ir_rarity.engine.result import MODES, Evaluation
@@ -66,7 +67,7 @@ _LAZY = {
     "can_draw": "judgment_draws", "drawn_interval": "judgment_draws", "drawn_values": "judgment_draws",
     "DUPLICATES": "names", "DUPLICATES_HELP": "names", "COVERS": "names", "COVERS_CHOICES": "names",
     "CountsCampaign": "one_run", "score_run": "one_run",
-    "tune_allocator": "pages",
+    "tune_allocator": "pages", "allocator_environ": "pages",
     "UNJUDGED": "qrels", "EncodedQrels": "qrels", "is_relevant": "qrels",
     "Restrictor": "relabelled", "pool_qrels": "relabelled", "restricted_scores": "relabelled",
     "MODES": "result", "Evaluation": "result",
@@ -98,6 +99,7 @@ __all__ = [
     "SubsetScorer",
     "WeightedCampaign",
     "aggregate",
+    "allocator_environ",
     "apply_rule",
     "can_draw",
     "drawn_interval",

@@ -3,13 +3,17 @@
 The in-process two passes (:mod:`ir_rarity.pool.stream`) distributed. Pass 1: each task counts S_d of a block of
 run files (:func:`~ir_rarity.pool.stream.count_files`, the runs cut while read at the deepest depth S_d is counted
 at); the blocks' counts are merged pairwise in a tree of tasks (:meth:`Counts.merge <ir_rarity.pool.stream.Counts>`)
-into the campaign's. Pass 2: the campaign (its counts) is sent once to every worker, and each task reads a block of
-runs again and scores it through the door (:func:`ir_rarity.evaluation.evaluate_campaign` on
+into the campaign's, and each task writes its blocks' pass-2 rows to a spill on its worker
+(:mod:`ir_rarity.pool.spill`), its result kept there. Pass 2: the campaign (its counts) is sent once to every
+worker, and each task, run where its spill lies, reads its blocks' rows from it (from the files on another machine)
+and scores them through the door (:func:`ir_rarity.evaluation.evaluate_campaign` on
 :meth:`StreamedCampaign.part <ir_rarity.pool.stream.StreamedCampaign.part>`): with the whole campaign's S and S_d,
 the values of :func:`ir_rarity.evaluate` on the same files, to the last bit. Only the values (runs x queries per
 measure) come back; no row moves between workers.
 
-What a worker holds is the counts (distinct (query, document) pairs within the depths) and one block of runs.
+What a worker holds is the counts (distinct (query, document) pairs within the depths) and two blocks of runs.
+Start the workers with :func:`ir_rarity.engine.allocator_environ` in their environment (glibc keeping freed heap
+for the next file's buffers, as the command line sets it): pass 1 is about a third faster with it.
 """
 
 from __future__ import annotations

@@ -82,3 +82,34 @@ def test_freed_buffers_are_reused_without_page_faults() -> None:
     assert pool != "system"  # left alone without the call
     assert with_it < 100  # 210 MB allocated and freed: 53,760 pages, none faulted in again
     assert without > 10 * max(with_it, 10)  # glibc's own thresholds give (part of) the memory back each time
+
+
+def test_the_allocator_environ_gives_a_new_process_the_same_settings() -> None:
+    """allocator_environ: a process started with it (a Dask worker) keeps freed MBs as tune_allocator's call does."""
+    import os
+    import subprocess
+    import sys
+
+    from ir_rarity.engine.pages import ALLOCATOR_KEEP, allocator_environ
+
+    environ = allocator_environ()
+    keep = str(ALLOCATOR_KEEP)
+    assert environ["MALLOC_MMAP_THRESHOLD_"] == environ["MALLOC_TRIM_THRESHOLD_"] == keep == str(16 << 20)
+
+    def faults(extra: dict[str, str]) -> tuple[str, int, str]:
+        out = subprocess.run([sys.executable, "-c", _FAULTS, "default"], check=True, capture_output=True, text=True,
+                             env={**os.environ, **extra})
+        kept, count, pool = out.stdout.split()
+        return kept, int(count), pool
+
+    _, with_it, pool = faults(environ)
+    assert pool == "system"
+    _, without, _ = faults({})
+    if _glibc():  # glibc reads the thresholds when the process starts
+        assert 2 * with_it < without + 100, (with_it, without)  # freed MBs kept: fewer pages faulted in again
+
+
+def _glibc() -> bool:
+    import platform
+
+    return platform.libc_ver()[0] == "glibc"

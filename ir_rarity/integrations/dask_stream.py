@@ -121,10 +121,11 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
         duplicates: ``"error"`` or ``"first"``.
         split_by_tag: True: one run per tag of each file.
         scores: ``"float32"`` (None) or ``"float64"``.
-        tasks: Tasks of each pass, each a run of consecutive blocks of files (None: two per worker of the active
-            client, or per core without one). What a task costs besides its rows (its counts sent on, the qrels
-            encoded against the campaign's vocabularies) is then paid a few times, not once a block. A block's rows
-            follow the workers' memory limit (:func:`~ir_rarity.pool.stream.block_rows`).
+        tasks: Tasks of each pass, each a run of consecutive blocks of files (None: one per worker of the active
+            client, or per core without one). What a task costs besides its rows (its counts sent on and merged,
+            the qrels encoded against the campaign's vocabularies) is then paid once a worker, not once a block, and
+            within a task a block is counted while the next is read. A block's rows follow the workers' memory
+            limit (:func:`~ir_rarity.pool.stream.block_rows`).
 
     Returns:
         The :class:`~ir_rarity.Evaluation` of :func:`ir_rarity.evaluate` on the same files (runs in file order).
@@ -149,7 +150,7 @@ def evaluate_two_passes_with_dask(runs: Any, qrels: Any, measures: Any, *, dupli
     judgments = Judgments(qrels)
     precision: ScorePrecision = scores or "float32"
     blocks = file_blocks(files, split_by_tag, block_rows(_worker_memory()))
-    groups = _groups(blocks, tasks if tasks is not None else 2 * _workers())
+    groups = _groups(blocks, tasks if tasks is not None else _workers())
     depths = count_depths(measure_list)
     options = {"duplicates": duplicates, "split_by_tag": split_by_tag, "scores": precision}
     retention = pass_two_rows(measure_list, judgments)

@@ -72,7 +72,7 @@ def test_report_of_several_files_equals_in_memory(tmp_path: Path) -> None:
                            seed=2, progress=False) for campaign in (Pool.from_runs(files), _streamed(files)))
     for name, table in a.tables().items():
         pd.testing.assert_frame_equal(table, b.tables()[name], check_exact=True)
-    assert (a.n_runs, a.num_systems, a.n_queries) == (b.n_runs, b.num_systems, b.n_queries) == (9, 9, 6)
+    assert (a.n_runs, a.num_systems, a.n_queries) == (b.n_runs, b.num_systems, b.n_queries) == (9, 9, 7)
 
 
 def test_a_scorer_of_another_pool_is_refused(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from ir_rarity.pool import vocabulary as vocabulary_module
 from ir_rarity.pool.pool import Pool
 from ir_rarity.pool.spill import kept_rows
 from ir_rarity.pool.stream import StreamedCampaign, estimate_rows, parse_memory, pass_two_rows, stream_campaign
+from tests.run_files import write_campaign
 
 FAMILIES = ["P@10", "AP", "RR", "nDCG@10", "R@50", "Rprec", "Bpref", "NumRet", "P_rare@20", "AP_rare",
             "AP_rare@10", "nDCG_rare@15", "R_rare(alpha=0.5)@30", "P_rare(alpha=2,depth=25)@5", "ASL",
@@ -37,39 +38,8 @@ FAMILIES = ["P@10", "AP", "RR", "nDCG@10", "R@50", "Rprec", "Bpref", "NumRet", "
 
 
 def _campaign(folder: Path, n_runs: int = 9, seed: int = 3, gz: bool = False) -> tuple[list[Path], Path]:
-    """Run files of random rankings over a small universe (so runs share documents), with ties and odd docnos.
-
-    Docnos grow longer in later runs (a later block brings longer strings), include quotes, non-ASCII letters
-    and a leading zero; some runs skip queries, and rankings differ in length.
-    """
-    rng = np.random.default_rng(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    queries = [f"q{i}" for i in range(6)]
-    universe = [f"d{i}" for i in range(60)] + ['"quoted"', "é-doc", "0042", "d'x", "LONGER-DOCNO-" + "x" * 30]
-    files = []
-    for r in range(n_runs):
-        lines = []
-        for q in queries:
-            if rng.random() < 0.15:  # this run does not answer this query
-                continue
-            docs = list(universe[:60 + min(5, r)])
-            n = int(rng.integers(5, 45))
-            picked = rng.choice(len(docs), size=n, replace=False)
-            scores = np.round(rng.random(n) * 3, 1)  # one decimal: many ties, broken by docno
-            lines += [f"{q} Q0 {docs[i]} {k + 1} {s} run{r}\n"
-                      for k, (i, s) in enumerate(zip(picked, scores, strict=True))]
-        path = folder / (f"run{r}.gz" if gz else f"run{r}")
-        text = "".join(lines)
-        if gz:
-            path.write_bytes(gzip.compress(text.encode()))
-        else:
-            path.write_text(text, encoding="utf-8")
-        files.append(path)
-    qrels = folder / "qrels.txt"
-    judged = [f"{q} 0 {d} {int(rng.integers(0, 3))}\n" for q in [*queries, "q-unretrieved"]
-              for d in rng.choice(universe, size=30, replace=False)]
-    qrels.write_text("".join(judged), encoding="utf-8")
-    return files, qrels
+    """:func:`tests.run_files.write_campaign`: ties, odd docnos (longer in later runs), queries some runs lack."""
+    return write_campaign(folder, n_runs=n_runs, seed=seed, gz=gz)
 
 
 @pytest.fixture

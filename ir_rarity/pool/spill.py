@@ -86,7 +86,6 @@ class Spill:
         self.host = socket.gethostname()
         self._remove: Any = weakref.finalize(self, shutil.rmtree, str(self.folder), True) if owned else None
         self._held: dict[str, tuple[Any, ...]] = {}
-        self.bytes = 0
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -109,7 +108,6 @@ class Spill:
             path = self.folder / f"{number}.arrow"
             with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, vocabularies.schema) as writer:
                 writer.write_table(vocabularies)
-            self.bytes += path.stat().st_size + (self.folder / f"{number}.npz").stat().st_size
         except OSError:
             self._unlink(number)
             return False

@@ -141,8 +141,13 @@ def main() -> None:
     print(f"{len(runs)} runs, {n_rows:,} rows; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy / pandas "
           f"{__import__('numpy').__version__} / {pd.__version__}")
-    print("| | what | ours | reference | ratio | target | met |")
-    print("|---|---|---|---|---|---|---|")
+    _print_table(["what", "ours", "reference", "ratio", "target", "met"], rows)
+
+
+def _print_table(header: list[str], rows: list[tuple[str, ...]]) -> None:
+    """The rows as a markdown table under ``header`` (what the closing notes and docs/performance.md carry)."""
+    print("| | " + " | ".join(header) + " |")
+    print("|---" * (len(header) + 1) + "|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 
@@ -425,10 +430,7 @@ def scale_main(argv: list[str] | None = None) -> None:
     print(f"measures {' '.join(SCALE_MEASURES)}; {platform.processor() or platform.machine()}, {os.cpu_count()} "
           f"cores, Python {platform.python_version()}; medians of {args.repeat} fresh processes "
           f"({args.repeat_large} above 1e8 rows), imports included")
-    print("| | what | measured | target | met |")
-    print("|---|---|---|---|---|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    _print_table(["what", "measured", "target", "met"], rows)
     if args.results:
         args.results.write_text(json.dumps(points, indent=1))
     if args.plot:

@@ -97,12 +97,10 @@ def _scored(campaign: StreamedCampaign, first: int, stop: int, counted: tuple[Co
     Its rows are those pass 1 wrote, where this task runs on the machine that wrote them (Dask runs it where its
     pass-1 result lies); elsewhere they are read again from the files.
     """
-    spill = counted[1]
     try:
-        result = evaluate_campaign(campaign.part(first, stop, spill), qrels, texts, progress=False)
+        result = evaluate_campaign(campaign.part(first, stop, counted[1]), qrels, texts, progress=False)
     finally:
-        if spill is not None and spill.host == socket.gethostname():
-            spill.close()
+        _discarded(counted)  # read: it goes
     return result.names, {result.label(m): v for m, v in result.values.items()}, dict(result.run_lengths)
 
 

@@ -483,13 +483,8 @@ class StreamedCampaign:
         """
         if len(self._names) != self._num_systems:
             raise ParameterError(f"{self!r} is a part of a campaign: read the whole campaign for other measures")
-        kept = pass_two_rows(measures, judgments)
-        spill = Spill() if kept is not None else None
-        counts = count_files(self._files, count_depths(measures), duplicates=self._duplicates,
-                             split_by_tag=self._split_by_tag, scores=self._scores, blocks=self._blocks, keep=kept,
-                             spill=spill)
-        return StreamedCampaign(self._files, counts, kept, duplicates=self._duplicates,
-                                split_by_tag=self._split_by_tag, scores=self._scores, blocks=self._blocks, spill=spill)
+        return _two_passes(self._files, self._blocks, measures, pass_two_rows(measures, judgments),
+                           duplicates=self._duplicates, split_by_tag=self._split_by_tag, scores=self._scores)
 
 
 TWO_PASSES = "runs read in two passes"
@@ -642,11 +637,17 @@ def stream_campaign(runs: Any, measures: Sequence[Any], retention: Retention | N
 
     """
     files = run_files(runs)
-    precision: ScorePrecision = scores or "float32"
-    blocks = file_blocks(files, split_by_tag, rows)
     kept = retention if retention is not None or keep_depth is None else Retention(depth=keep_depth)
+    return _two_passes(files, file_blocks(files, split_by_tag, rows), measures, kept, duplicates=duplicates,
+                       split_by_tag=split_by_tag, scores=scores or "float32")
+
+
+def _two_passes(files: list[Path], blocks: Sequence[tuple[int, int]], measures: Sequence[Any],
+                kept: Retention | None, *, duplicates: Duplicates, split_by_tag: bool | None,
+                scores: ScorePrecision) -> StreamedCampaign:
+    """Pass 1 over ``files`` in ``blocks`` (S_d at the measures' depths, pass 2's rows ``kept`` spilled)."""
     spill = Spill() if kept is not None else None  # pass 2 reads what pass 1 wrote, not the files again
     counts = count_files(files, count_depths(measures), duplicates=duplicates, split_by_tag=split_by_tag,
-                         scores=precision, blocks=blocks, keep=kept, spill=spill)
-    return StreamedCampaign(files, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag,
-                            scores=precision, blocks=blocks, spill=spill)
+                         scores=scores, blocks=blocks, keep=kept, spill=spill)
+    return StreamedCampaign(files, counts, kept, duplicates=duplicates, split_by_tag=split_by_tag, scores=scores,
+                            blocks=blocks, spill=spill)
